@@ -1,0 +1,1 @@
+void ref_keccakf1600(unsigned long long st[25]);

@@ -1,0 +1,95 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .swiftLanguageMode(.v6)
+]
+
+let package = Package(
+    name: "SignerKit",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "EthereumPrimitives", targets: ["EthereumPrimitives"]),
+        .library(name: "Secp256k1", targets: ["Secp256k1"]),
+        .library(name: "EIP712", targets: ["EIP712"]),
+        .executable(name: "signerkit", targets: ["SignerKitCLI"]),
+        .executable(name: "SignerKitBenchmarks", targets: ["SignerKitBenchmarks"]),
+        .plugin(name: "BenchmarkPlugin", targets: ["BenchmarkPlugin"]),
+    ],
+    targets: [
+        // MARK: C shims over system libraries
+        .systemLibrary(
+            name: "CSecp256k1",
+            pkgConfig: "libsecp256k1",
+            providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]
+        ),
+        .systemLibrary(
+            name: "CGcrypt",
+            pkgConfig: "libgcrypt",
+            providers: [.apt(["libgcrypt20-dev"]), .brew(["libgcrypt"])]
+        ),
+        // MARK: project C code (hot path)
+        .target(
+            name: "CKeccak",
+            cSettings: [.unsafeFlags(["-O3"])]
+        ),
+        // MARK: Swift layers
+        .target(
+            name: "EthereumPrimitives",
+            dependencies: ["CKeccak"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "Secp256k1",
+            dependencies: ["CSecp256k1", "CGcrypt", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "EIP712",
+            dependencies: ["EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "SignerKitCLI",
+            dependencies: ["EthereumPrimitives", "Secp256k1", "EIP712"],
+            swiftSettings: strictSwift
+        ),
+        // MARK: benchmarks
+        .target(
+            name: "KeccakReference",
+            path: "Benchmarks/KeccakReference",
+            cSettings: [.unsafeFlags(["-O3"])]
+        ),
+        .executableTarget(
+            name: "SignerKitBenchmarks",
+            dependencies: ["EthereumPrimitives", "Secp256k1", "EIP712", "KeccakReference"],
+            path: "Benchmarks/SignerKitBenchmarks",
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
+        .plugin(
+            name: "BenchmarkPlugin",
+            capability: .command(
+                intent: .custom(verb: "benchmark", description: "Build the benchmarks in release mode, run them, print a table and write JSON."),
+                permissions: [.writeToPackageDirectory(reason: "Writes the benchmark results as JSON under .benchmarks/.")]
+            )
+        ),
+        // MARK: tests
+        .testTarget(
+            name: "EthereumPrimitivesTests",
+            dependencies: ["EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "Secp256k1Tests",
+            dependencies: ["Secp256k1", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "EIP712Tests",
+            dependencies: ["EIP712", "Secp256k1", "EthereumPrimitives"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
+    ]
+)

@@ -1,0 +1,1 @@
+/// Secp256k1 layer.

@@ -1,0 +1,1 @@
+import Secp256k1
