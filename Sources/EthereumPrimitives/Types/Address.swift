@@ -1,0 +1,126 @@
+/// Why a string is not an Ethereum address.
+public enum AddressError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Not `0x` followed by 40 hex digits.
+    case malformed(String)
+    /// Mixed case that is not the EIP-55 checksum.
+    case badChecksum(String)
+
+    /// A short lower-case explanation.
+    public var description: String {
+        switch self {
+        case .malformed(let text): "invalid address \(text.debugDescription)"
+        case .badChecksum(let text): "invalid EIP-55 checksum in address \(text)"
+        }
+    }
+}
+
+/// A 20-byte Ethereum account address.
+///
+/// Parsing is strict: `0x` + 40 hex digits, all lower case, all upper case, or mixed case
+/// that matches the EIP-55 checksum. `description` gives the checksummed form.
+public struct Address: Sendable, Hashable {
+    @usableFromInline internal var high: UInt64
+    @usableFromInline internal var middle: UInt64
+    @usableFromInline internal var low: UInt32
+
+    /// Builds from exactly 20 bytes; `nil` for any other length.
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == 20 else { return nil }
+        let a = Array(bytes)
+        self.init(uncheckedBytes: a[...])
+    }
+
+    @usableFromInline init(uncheckedBytes a: ArraySlice<UInt8>) {
+        var h: UInt64 = 0
+        var m: UInt64 = 0
+        var l: UInt32 = 0
+        let s = a.startIndex
+        for i in 0..<8 { h = h << 8 | UInt64(a[s + i]) }
+        for i in 8..<16 { m = m << 8 | UInt64(a[s + i]) }
+        for i in 16..<20 { l = l << 8 | UInt32(a[s + i]) }
+        high = h
+        middle = m
+        low = l
+    }
+
+    /// The address of an uncompressed public key given as 64 bytes X‖Y (no 0x04 prefix).
+    public init?(publicKey: some Collection<UInt8>) {
+        guard publicKey.count == 64 else { return nil }
+        let digest = Keccak256.hash(Array(publicKey)).bytes
+        self.init(uncheckedBytes: digest[12...])
+    }
+
+    /// Parses strictly (see the type's documentation).
+    public init(_ text: some StringProtocol) throws(AddressError) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 42, utf8[0] == 0x30, utf8[1] == 0x78 else { throw .malformed(String(text)) }
+        var bytes = [UInt8](repeating: 0, count: 20)
+        var hasLower = false
+        var hasUpper = false
+        for i in 0..<40 {
+            let c = utf8[2 + i]
+            guard let n = Hex.nibble(c) else { throw .malformed(String(text)) }
+            if c >= 0x61 && c <= 0x66 { hasLower = true }
+            if c >= 0x41 && c <= 0x46 { hasUpper = true }
+            bytes[i / 2] |= i % 2 == 0 ? n << 4 : n
+        }
+        self.init(uncheckedBytes: bytes[...])
+        if hasLower && hasUpper {
+            guard checksummed.utf8.elementsEqual(utf8) else { throw .badChecksum(String(text)) }
+        }
+    }
+
+    /// The 20 bytes.
+    public var bytes: [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(20)
+        for i in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: high >> UInt64(i))) }
+        for i in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: middle >> UInt64(i))) }
+        for i in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: low >> UInt32(i))) }
+        return out
+    }
+
+    /// The address left-padded to a 32-byte ABI word.
+    @inlinable public var word: Bytes32 {
+        Bytes32 { out in
+            withUnsafeBytes(of: high.bigEndian) { for j in 0..<8 { out[12 + j] = $0[j] } }
+            withUnsafeBytes(of: middle.bigEndian) { for j in 0..<8 { out[20 + j] = $0[j] } }
+            withUnsafeBytes(of: low.bigEndian) { for j in 0..<4 { out[28 + j] = $0[j] } }
+        }
+    }
+
+    /// Lower-case `0x` hex.
+    public var lowercased: String { Hex.encode(bytes) }
+
+    /// The EIP-55 mixed-case checksummed form.
+    public var checksummed: String {
+        let lower = Array(Hex.encode(bytes, prefix: false).utf8)
+        let hash = Keccak256.hash(lower)
+        var out: [UInt8] = [0x30, 0x78]
+        out.reserveCapacity(42)
+        for (i, c) in lower.enumerated() {
+            let nibble = i % 2 == 0 ? hash[i / 2] >> 4 : hash[i / 2] & 0x0f
+            out.append(c >= 0x61 && nibble >= 8 ? c - 0x20 : c)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension Address: CustomStringConvertible {
+    /// The EIP-55 checksummed form.
+    public var description: String { checksummed }
+}
+
+extension Address: Codable {
+    /// Decodes from a strict address string.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        self = try Address(text)
+    }
+
+    /// Encodes as the checksummed string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(checksummed)
+    }
+}

@@ -1,0 +1,213 @@
+/// An unsigned 256-bit integer: ABI words, wei amounts, chain ids past 2^64.
+///
+/// Four 64-bit limbs, least significant first. Only the arithmetic Ethereum encoding needs.
+public struct UInt256: Sendable, Hashable, Comparable {
+    /// Limbs, least significant first.
+    public var limbs: (UInt64, UInt64, UInt64, UInt64)
+
+    /// Zero.
+    public static let zero = UInt256(0)
+    /// 2^256 - 1.
+    public static let max = UInt256(limbs: (.max, .max, .max, .max))
+
+    /// Builds from limbs, least significant first.
+    @inlinable public init(limbs: (UInt64, UInt64, UInt64, UInt64)) { self.limbs = limbs }
+
+    /// Widens a 64-bit value.
+    @inlinable public init(_ value: UInt64) { limbs = (value, 0, 0, 0) }
+
+    /// Interprets up to 32 big-endian bytes; returns `nil` when longer.
+    public init?(bigEndian bytes: some Collection<UInt8>) {
+        guard bytes.count <= 32 else { return nil }
+        var l: [UInt64] = [0, 0, 0, 0]
+        for (i, b) in bytes.reversed().enumerated() { l[i / 8] |= UInt64(b) << (8 * UInt64(i % 8)) }
+        limbs = (l[0], l[1], l[2], l[3])
+    }
+
+    /// Interprets a 32-byte big-endian word.
+    public init(word: Bytes32) {
+        var l: [UInt64] = [0, 0, 0, 0]
+        word.withUnsafeBytes { raw in
+            for i in 0..<32 { l[(31 - i) / 8] |= UInt64(raw[i]) << (8 * UInt64((31 - i) % 8)) }
+        }
+        limbs = (l[0], l[1], l[2], l[3])
+    }
+
+    @inlinable subscript(limb index: Int) -> UInt64 {
+        get {
+            switch index {
+            case 0: limbs.0
+            case 1: limbs.1
+            case 2: limbs.2
+            default: limbs.3
+            }
+        }
+        set {
+            switch index {
+            case 0: limbs.0 = newValue
+            case 1: limbs.1 = newValue
+            case 2: limbs.2 = newValue
+            default: limbs.3 = newValue
+            }
+        }
+    }
+
+    /// True when zero.
+    @inlinable public var isZero: Bool { limbs.0 | limbs.1 | limbs.2 | limbs.3 == 0 }
+
+    /// Number of significant bits (0 for zero).
+    public var bitWidth: Int {
+        for i in stride(from: 3, through: 0, by: -1) where self[limb: i] != 0 {
+            return i * 64 + (64 - self[limb: i].leadingZeroBitCount)
+        }
+        return 0
+    }
+
+    /// The value as `UInt64` when it fits.
+    public var uint64: UInt64? { limbs.1 | limbs.2 | limbs.3 == 0 ? limbs.0 : nil }
+
+    /// `self * factor + addend`, or `nil` on overflow past 2^256.
+    @inlinable public func multipliedAdding(_ factor: UInt64, _ addend: UInt64) -> UInt256? {
+        var result = UInt256.zero
+        var carry = addend
+        for i in 0..<4 {
+            let (hi, lo) = self[limb: i].multipliedFullWidth(by: factor)
+            let (sum, overflow) = lo.addingReportingOverflow(carry)
+            result[limb: i] = sum
+            carry = hi &+ (overflow ? 1 : 0)
+        }
+        return carry == 0 ? result : nil
+    }
+
+    /// Adds, or returns `nil` on overflow.
+    public func adding(_ other: UInt256) -> UInt256? {
+        var result = UInt256.zero
+        var carry: UInt64 = 0
+        for i in 0..<4 {
+            let (s1, o1) = self[limb: i].addingReportingOverflow(other[limb: i])
+            let (s2, o2) = s1.addingReportingOverflow(carry)
+            result[limb: i] = s2
+            carry = (o1 ? 1 : 0) + (o2 ? 1 : 0)
+        }
+        return carry == 0 ? result : nil
+    }
+
+    /// Multiplies, or returns `nil` on overflow.
+    public func multiplied(by other: UInt256) -> UInt256? {
+        var acc = UInt256.zero
+        for i in 0..<4 where other[limb: i] != 0 {
+            guard var partial = multipliedAdding(other[limb: i], 0) else { return nil }
+            for _ in 0..<i {
+                guard partial.limbs.3 == 0 else { return nil }
+                partial.limbs = (0, partial.limbs.0, partial.limbs.1, partial.limbs.2)
+            }
+            guard let sum = acc.adding(partial) else { return nil }
+            acc = sum
+        }
+        return acc
+    }
+
+    /// Two's complement negation modulo 2^256.
+    @inlinable public var twosComplement: UInt256 {
+        var result = UInt256(limbs: (~limbs.0, ~limbs.1, ~limbs.2, ~limbs.3))
+        var i = 0
+        while i < 4 {
+            let (sum, overflow) = result[limb: i].addingReportingOverflow(1)
+            result[limb: i] = sum
+            if !overflow { break }
+            i += 1
+        }
+        return result
+    }
+
+    /// Divides by a small divisor, returning quotient and remainder.
+    public func quotientAndRemainder(dividingBy divisor: UInt64) -> (quotient: UInt256, remainder: UInt64) {
+        var quotient = UInt256.zero
+        var remainder: UInt64 = 0
+        for i in stride(from: 3, through: 0, by: -1) {
+            let (q, r) = divisor.dividingFullWidth((remainder, self[limb: i]))
+            quotient[limb: i] = q
+            remainder = r
+        }
+        return (quotient, remainder)
+    }
+
+    /// The 32-byte big-endian word.
+    @inlinable public var word: Bytes32 {
+        Bytes32 { out in
+            for i in 0..<4 {
+                let be = self[limb: 3 - i].bigEndian
+                withUnsafeBytes(of: be) { src in
+                    for j in 0..<8 { out[i * 8 + j] = src[j] }
+                }
+            }
+        }
+    }
+
+    /// Big-endian bytes without leading zeros (empty for zero), as RLP wants integers.
+    public var minimalBigEndianBytes: [UInt8] {
+        let bytes = word.bytes
+        guard let first = bytes.firstIndex(where: { $0 != 0 }) else { return [] }
+        return Array(bytes[first...])
+    }
+
+    /// Decimal digits.
+    public var decimalString: String {
+        if isZero { return "0" }
+        var digits: [UInt8] = []
+        var value = self
+        while !value.isZero {
+            let (q, r) = value.quotientAndRemainder(dividingBy: 10)
+            digits.append(UInt8(r) + 0x30)
+            value = q
+        }
+        return String(decoding: digits.reversed(), as: UTF8.self)
+    }
+
+    /// `0x`-prefixed lower-case hex without leading zeros (`0x0` for zero), the JSON-RPC quantity form.
+    public var hexQuantity: String {
+        if isZero { return "0x0" }
+        let hex = Hex.encode(minimalBigEndianBytes, prefix: false)
+        return "0x" + (hex.hasPrefix("0") ? String(hex.dropFirst()) : hex)
+    }
+
+    /// Orders numerically.
+    @inlinable public static func < (lhs: UInt256, rhs: UInt256) -> Bool {
+        for i in stride(from: 3, through: 0, by: -1) where lhs[limb: i] != rhs[limb: i] {
+            return lhs[limb: i] < rhs[limb: i]
+        }
+        return false
+    }
+
+    /// Compares numerically.
+    @inlinable public static func == (lhs: UInt256, rhs: UInt256) -> Bool {
+        lhs.limbs.0 == rhs.limbs.0 && lhs.limbs.1 == rhs.limbs.1 && lhs.limbs.2 == rhs.limbs.2
+            && lhs.limbs.3 == rhs.limbs.3
+    }
+
+    /// Hashes the limbs.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(limbs.0)
+        hasher.combine(limbs.1)
+        hasher.combine(limbs.2)
+        hasher.combine(limbs.3)
+    }
+
+    /// 2^exponent for exponent in 0..<256.
+    public static func powerOfTwo(_ exponent: Int) -> UInt256 {
+        precondition((0..<256).contains(exponent), "exponent out of range")
+        var result = UInt256.zero
+        result[limb: exponent / 64] = 1 << UInt64(exponent % 64)
+        return result
+    }
+}
+
+extension UInt256: CustomStringConvertible {
+    /// Decimal digits.
+    public var description: String { decimalString }
+}
+
+extension UInt256: ExpressibleByIntegerLiteral {
+    /// Builds from a non-negative literal.
+    public init(integerLiteral value: UInt64) { self.init(value) }
+}
