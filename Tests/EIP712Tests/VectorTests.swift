@@ -1,0 +1,55 @@
+import EIP712
+import EthereumPrimitives
+import Testing
+
+@Suite struct EIP712VectorTests {
+    static let rows: [JSONValue] = (try? Fixtures.jsonLines("eip712.jsonl")) ?? []
+    static let invalidRows: [JSONValue] = (try? Fixtures.jsonLines("eip712_invalid.jsonl")) ?? []
+
+    @Test func fixturesLoaded() {
+        #expect(Self.rows.count == 175)
+        #expect(Self.invalidRows.count == 23)
+    }
+
+    @Test(arguments: rows)
+    func hashesMatch(row: JSONValue) throws {
+        let typedData = try TypedData(json: try #require(row["typedData"]))
+        let hashes = try typedData.hashes()
+        #expect(hashes.domainSeparator.hex == row.string("domainSeparator"), "\(row.string("name"))")
+        #expect(hashes.structHash.hex == row.string("structHash"), "\(row.string("name"))")
+        #expect(hashes.digest.hex == row.string("digest"), "\(row.string("name"))")
+    }
+
+    @Test(arguments: rows)
+    func typedDataAsJSONStringMatches(row: JSONValue) throws {
+        let object = try #require(row["typedData"])
+        let asString = JSONValue.string(object.serialized)
+        #expect(try TypedData(json: asString).digest().hex == row.string("digest"))
+    }
+
+    @Test(arguments: rows)
+    func compiledSchemaMatches(row: JSONValue) throws {
+        let typedData = try TypedData(json: try #require(row["typedData"]))
+        let compiled = try typedData.compile()
+        #expect(try compiled.digest(message: typedData.message).hex == row.string("digest"))
+        #expect(try compiled.digest(message: typedData.message).hex == row.string("digest"))
+    }
+
+    @Test(arguments: invalidRows)
+    func invalidRowsAreRejected(row: JSONValue) {
+        let name = row.string("name")
+        let result: Result<TypedDataHashes, EIP712Error>
+        if let text = row["typedDataJson"]?.stringValue {
+            result = Result { () throws(EIP712Error) in try TypedData(jsonText: text).hashes() }
+        } else if let object = row["typedData"] {
+            result = Result { () throws(EIP712Error) in try TypedData(json: object).hashes() }
+        } else {
+            Issue.record("row \(name) has no typed data")
+            return
+        }
+        switch result {
+        case .success(let hashes): Issue.record("\(name) accepted, digest \(hashes.digest)")
+        case .failure(let error): #expect(!error.description.isEmpty)
+        }
+    }
+}
