@@ -12,6 +12,11 @@ let package = Package(
         .library(name: "EthereumPrimitives", targets: ["EthereumPrimitives"]),
         .library(name: "Secp256k1", targets: ["Secp256k1"]),
         .library(name: "EIP712", targets: ["EIP712"]),
+        .library(name: "EthereumTransactions", targets: ["EthereumTransactions"]),
+        .library(name: "SignerKit", targets: ["SignerKit"]),
+        .library(name: "SoftwareSigner", targets: ["SoftwareSigner"]),
+        .library(name: "RedirectSigner", targets: ["RedirectSigner"]),
+        .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
         .executable(name: "SignerKitBenchmarks", targets: ["SignerKitBenchmarks"]),
         .plugin(name: "BenchmarkPlugin", targets: ["BenchmarkPlugin"]),
@@ -27,6 +32,11 @@ let package = Package(
             name: "CGcrypt",
             pkgConfig: "libgcrypt",
             providers: [.apt(["libgcrypt20-dev"]), .brew(["libgcrypt"])]
+        ),
+        // Header only: no pkgConfig, so nothing links -lp11-kit (its C_GetFunctionList is a proxy).
+        .systemLibrary(
+            name: "CPKCS11",
+            providers: [.apt(["libp11-kit-dev"]), .brew(["p11-kit"])]
         ),
         // MARK: project C code (hot path)
         .target(
@@ -49,9 +59,42 @@ let package = Package(
             dependencies: ["EthereumPrimitives"],
             swiftSettings: strictSwift
         ),
+        .target(
+            name: "EthereumTransactions",
+            dependencies: ["EthereumPrimitives", "Secp256k1"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "SignerKit",
+            dependencies: ["EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "SoftwareSigner",
+            dependencies: ["SignerKit", "Secp256k1", "CGcrypt"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "RedirectSigner",
+            dependencies: ["SignerKit"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "PKCS11Signer",
+            dependencies: ["SignerKit", "CPKCS11", "Secp256k1"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "SignerKitCommands",
+            dependencies: [
+                "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
+                "RedirectSigner", "PKCS11Signer",
+            ],
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "SignerKitCLI",
-            dependencies: ["EthereumPrimitives", "Secp256k1", "EIP712"],
+            dependencies: ["SignerKitCommands"],
             swiftSettings: strictSwift
         ),
         // MARK: benchmarks
@@ -83,6 +126,39 @@ let package = Package(
         .testTarget(
             name: "Secp256k1Tests",
             dependencies: ["Secp256k1", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "EthereumTransactionsTests",
+            dependencies: ["EthereumTransactions", "Secp256k1", "EthereumPrimitives"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "SignerKitTests",
+            dependencies: ["SignerKit", "SoftwareSigner", "Secp256k1", "EIP712", "EthereumTransactions", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "SoftwareSignerTests",
+            dependencies: ["SoftwareSigner", "SignerKit", "Secp256k1", "EthereumPrimitives"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "RedirectSignerTests",
+            dependencies: ["RedirectSigner", "SignerKit", "SoftwareSigner", "Secp256k1", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "PKCS11SignerTests",
+            dependencies: ["PKCS11Signer", "SignerKit", "Secp256k1", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "SignerKitCommandsTests",
+            dependencies: ["SignerKitCommands", "EthereumPrimitives"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -1,1 +1,3 @@
-print("signerkit")
+import SignerKitCommands
+
+SignerKitCommandLine.main()

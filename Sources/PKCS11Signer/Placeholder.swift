@@ -1,0 +1,1 @@
+/// PKCS11Signer module.

@@ -1,0 +1,1 @@
+/// RedirectSigner module.
