@@ -7,7 +7,7 @@ let strictSwift: [SwiftSetting] = [
 
 let package = Package(
     name: "SignerKit",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "EthereumPrimitives", targets: ["EthereumPrimitives"]),
         .library(name: "Secp256k1", targets: ["Secp256k1"]),

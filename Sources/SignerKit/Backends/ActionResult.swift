@@ -1,0 +1,20 @@
+import EthereumPrimitives
+
+/// What a backend produced for one action.
+public enum ActionResult: Sendable, Equatable {
+    /// A message or typed-data signature (r‖s‖v, v = 27/28).
+    case signature(RecoverableSignature)
+    /// The hash of a broadcast transaction (`eth_sendTransaction`).
+    case transactionHash(Bytes32)
+    /// A signed raw transaction (`eth_signTransaction`).
+    case rawTransaction([UInt8])
+
+    /// The string Pay's `confirmPayment` and wallet RPC responses carry: `0x…` hex.
+    public var resultString: String {
+        switch self {
+        case .signature(let signature): signature.hex
+        case .transactionHash(let hash): hash.hex
+        case .rawTransaction(let raw): Hex.encode(raw)
+        }
+    }
+}
