@@ -126,6 +126,7 @@ let package = Package(
         .testTarget(
             name: "Secp256k1Tests",
             dependencies: ["Secp256k1", "EthereumPrimitives"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
         .testTarget(

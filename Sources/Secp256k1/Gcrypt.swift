@@ -1,0 +1,134 @@
+import CGcrypt
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// libgcrypt set-up and the few primitives SignerKit takes from it: secure memory, strong
+/// randomness and wiping.
+///
+/// Everything goes through ``ensureInitialized()``, which runs the libgcrypt initialisation
+/// sequence exactly once per process.
+enum Gcrypt {
+    /// Size of the locked secure-memory pool requested at start-up. libgcrypt extends the pool
+    /// automatically (``autoExpandChunk``) if keys outgrow it.
+    static let secureMemoryPoolSize: UInt32 = 64 * 1024
+
+    /// Chunk size for automatic extension of the secure-memory pool.
+    static let autoExpandChunk: UInt32 = 64 * 1024
+
+    /// Runs the initialisation sequence once. Swift runs the initializer of a global or static
+    /// `let` exactly once, lazily and thread-safely (`swift_once`), so concurrent first uses from
+    /// many tasks are fine.
+    private static let initialized: Bool = {
+        guard gcry_check_version(GCRYPT_VERSION) != nil else {
+            fatalError("SignerKit needs libgcrypt \(GCRYPT_VERSION) or newer at run time")
+        }
+        // Another component of the process may already have initialised libgcrypt; its
+        // configuration then stands (secure memory can only be set up once).
+        if control(GCRYCTL_INITIALIZATION_FINISHED_P) != 0 { return true }
+        // Without CAP_IPC_LOCK or enough RLIMIT_MEMLOCK, mlock fails and libgcrypt prints
+        // "Warning: using insecure memory!". The pool still works (it is just not locked), so an
+        // unprivileged process silences the warning rather than failing.
+        _ = control(GCRYCTL_DISABLE_SECMEM_WARN)
+        _ = control(GCRYCTL_INIT_SECMEM, secureMemoryPoolSize)
+        _ = control(GCRYCTL_AUTO_EXPAND_SECMEM, autoExpandChunk)
+        _ = control(GCRYCTL_INITIALIZATION_FINISHED)
+        guard control(GCRYCTL_INITIALIZATION_FINISHED_P) != 0 else {
+            fatalError("libgcrypt initialisation did not complete")
+        }
+        return true
+    }()
+
+    /// Makes sure libgcrypt is initialised; cheap after the first call.
+    @inline(__always) static func ensureInitialized() {
+        _ = initialized
+    }
+
+    // MARK: gcry_control
+
+    // `gcry_control(enum gcry_ctl_cmds, ...)` is variadic, and Swift cannot call C variadic
+    // functions (libgcrypt has no `va_list` variant either). We look the symbol up and call it
+    // through a non-variadic C function pointer whose argument layout matches what the variadic
+    // callee reads with `va_arg`:
+    // - x86-64 System V (Linux, Intel macOS): variadic integer arguments travel in the same
+    //   registers as named ones. The only difference is %al (an upper bound on vector registers
+    //   used), which the callee only tests against zero to decide whether to spill xmm0-7 — any
+    //   value is harmless.
+    // - AArch64 AAPCS64 (Linux): variadic arguments are passed exactly like named ones.
+    // - Apple arm64: variadic arguments always go on the stack in 8-byte slots. Eight named
+    //   integer arguments fill x0-x7, so the ninth lands in the first stack slot, where `va_arg`
+    //   looks for it.
+    #if (os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) && arch(arm64)
+    private typealias ControlFunction = @convention(c) (UInt32, Int, Int, Int, Int, Int, Int, Int, UInt64) -> UInt32
+    #else
+    private typealias ControlFunction = @convention(c) (UInt32, UInt32) -> UInt32
+    #endif
+
+    /// `gcry_control` resolved from the already-loaded libgcrypt.
+    private static let controlFunction: ControlFunction = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "gcry_control") else {
+            fatalError("gcry_control not found in the loaded libgcrypt")
+        }
+        return unsafeBitCast(symbol, to: ControlFunction.self)
+    }()
+
+    /// Calls `gcry_control(command, argument)`; commands without an argument ignore `argument`.
+    private static func control(_ command: gcry_ctl_cmds, _ argument: UInt32 = 0) -> UInt32 {
+        #if (os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) && arch(arm64)
+        controlFunction(command.rawValue, 0, 0, 0, 0, 0, 0, 0, UInt64(argument))
+        #else
+        controlFunction(command.rawValue, argument)
+        #endif
+    }
+
+    // MARK: primitives
+
+    /// Allocates `count` bytes (at least 1) from the secure-memory pool; traps if libgcrypt cannot
+    /// provide it, like any other Swift allocation failure.
+    static func allocateSecure(_ count: Int) -> UnsafeMutableRawPointer {
+        ensureInitialized()
+        guard let pointer = gcry_malloc_secure(max(count, 1)) else {
+            fatalError("libgcrypt secure memory exhausted")
+        }
+        return pointer
+    }
+
+    /// True when `pointer` lies in libgcrypt secure memory.
+    static func isSecure(_ pointer: UnsafeRawPointer) -> Bool {
+        gcry_is_secure(pointer) != 0
+    }
+
+    /// Wipes and releases a block from ``allocateSecure(_:)``.
+    static func freeSecure(_ pointer: UnsafeMutableRawPointer, count: Int) {
+        wipe(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+        gcry_free(pointer)  // libgcrypt wipes secure blocks again on release
+    }
+
+    /// Fills `buffer` with random bytes. `veryStrong` selects `GCRY_VERY_STRONG_RANDOM`
+    /// (long-term keys), otherwise `GCRY_STRONG_RANDOM`.
+    static func randomize(_ buffer: UnsafeMutableRawBufferPointer, veryStrong: Bool) {
+        ensureInitialized()
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        gcry_randomize(base, buffer.count, veryStrong ? GCRY_VERY_STRONG_RANDOM : GCRY_STRONG_RANDOM)
+    }
+
+    /// Zeroes `buffer` in a way the optimiser may not remove (`explicit_bzero` / `memset_s`).
+    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        #if canImport(Darwin)
+        _ = memset_s(base, buffer.count, 0, buffer.count)
+        #elseif canImport(Glibc) || canImport(Musl)
+        explicit_bzero(base, buffer.count)
+        #else
+        // No guaranteed primitive: volatile-style byte stores through an opaque pointer.
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        for i in 0..<buffer.count { bytes.advanced(by: i).pointee = 0 }
+        withExtendedLifetime(bytes) {}
+        #endif
+    }
+}

@@ -1,1 +1,0 @@
-/// Secp256k1 layer.

@@ -1,1 +1,0 @@
-import Secp256k1
