@@ -1,1 +1,47 @@
-print("bench")
+// SignerKit benchmarks — entry point.
+//
+// Run (builds in release mode, prints the table, writes .benchmarks/results.json):
+//
+//     swift package --allow-writing-to-package-directory benchmark [--filter SUBSTRING] [--quick] [--list]
+//
+// ADDING BENCHMARKS
+//   1. Create `Benchmarks/SignerKitBenchmarks/<Area>Benchmarks.swift` with a function
+//          func <area>Benchmarks() -> [Benchmark]
+//      returning your cases (see KeccakBenchmarks.swift for the pattern, and Harness/Benchmark.swift for
+//      the rules: `run(n)` performs n iterations, no allocation in the loop, feed results to `blackHole`).
+//   2. Add one line `allBenchmarks += <area>Benchmarks()` under "Registration" below. That order is the order
+//      of the table (baselines are always measured before the cases compared against them).
+//   3. Optionally compare against another case: `baseline: KeccakCase.referencePermutation,
+//      unitsPerIteration: 17` reports median / (17 × median(baseline)), i.e. "N× its 17 permutations".
+//      Every case also gets a "perm-eq" column: its median in units of the C reference permutation.
+//   4. Correctness checks that must pass before anything is timed are `SelfCheck`s: `allSelfChecks.append(…)`.
+//   Fixtures: put files in Benchmarks/SignerKitBenchmarks/Fixtures/ and load them with
+//   `Bundle.module.url(forResource:withExtension:subdirectory: "Fixtures")` when building the cases
+//   (never inside `run`).
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// MARK: Registration — one line per file, in table order.
+
+var allBenchmarks: [Benchmark] = []
+allBenchmarks += keccakBenchmarks()
+// allBenchmarks += eip712Benchmarks()
+// allBenchmarks += secp256k1Benchmarks()
+
+var allSelfChecks: [SelfCheck] = []
+allSelfChecks.append(keccakReferenceSelfCheck)
+
+// MARK: Run
+
+exit(
+    runBenchmarks(
+        allBenchmarks,
+        selfChecks: allSelfChecks,
+        referenceCase: KeccakCase.referencePermutation,
+        arguments: Array(CommandLine.arguments.dropFirst())))
