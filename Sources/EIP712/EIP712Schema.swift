@@ -1,30 +1,8 @@
 import EthereumPrimitives
 
-/// A compiled set of EIP-712 struct types: fields resolved, `encodeType` strings and type hashes
-/// computed once. Hashing many messages of one schema reuses it.
+/// A compiled set of EIP-712 struct types: fields resolved, `encodeType` strings hashed once.
+/// Hashing many messages of one schema reuses it.
 public struct EIP712Schema: Sendable {
-    /// One member of a struct type.
-    public struct Field: Sendable, Equatable {
-        /// Member name.
-        public let name: String
-        /// Type as written, e.g. `Asset[]`.
-        public let typeName: String
-        /// Resolved type.
-        public let type: FieldType
-    }
-
-    /// One struct type.
-    public struct StructType: Sendable {
-        /// Type name.
-        public let name: String
-        /// Members in declaration order.
-        public let fields: [Field]
-        /// `encodeType`: this type first, then every transitively referenced struct sorted by code point.
-        public internal(set) var encodedType: String
-        /// keccak256(encodedType).
-        public internal(set) var typeHash: Bytes32
-    }
-
     /// The name EIP-712 reserves for the domain struct.
     public static let domainTypeName = "EIP712Domain"
 
@@ -34,273 +12,111 @@ public struct EIP712Schema: Sendable {
         ("salt", "bytes32"),
     ]
 
-    /// Every struct type.
-    public private(set) var structs: [StructType]
-    private var indexByName: [String: Int]
-
-    /// Compiles `types` (the typed-data `types` object). When it declares no `EIP712Domain`, one is derived from
-    /// `domain`'s keys in canonical order. Errors carry paths under `types` (or `domain`).
-    public init(types: JSONValue, domain: JSONObject?) throws(EIP712Error) {
-        guard case .object(let typesObject) = types else {
-            throw EIP712Error(.wrongKind(expected: "object", actual: types.kindName), at: [.key("types")])
-        }
-        var declarations = typesObject.members
-        if typesObject[Self.domainTypeName] == nil, let domain {
-            var derived: [JSONValue] = []
-            for member in domain.members {
-                guard let canonical = Self.canonicalDomainFields.first(where: { $0.name == member.key }) else {
-                    throw EIP712Error(.nonStandardDomainField(member.key), at: [.key("domain"), .key(member.key)])
-                }
-                _ = canonical
-            }
-            for canonical in Self.canonicalDomainFields where domain[canonical.name] != nil {
-                derived.append(
-                    .object(JSONObject(["name": .string(canonical.name), "type": .string(canonical.type)])))
-            }
-            declarations.append(JSONObject.Member(key: Self.domainTypeName, value: .array(derived)))
-        }
-        var indexByName: [String: Int] = [:]
-        for (i, member) in declarations.enumerated() {
-            let name = member.key
-            guard let first = name.first, first.isIdentifierStart, name.allSatisfy(\.isIdentifierPart),
-                FieldType.elementary(Substring(name)) == nil, !FieldType.looksElementary(Substring(name))
-            else { throw EIP712Error(.invalidType(name), at: [.key("types"), .key(name)]) }
-            indexByName[name] = i
-        }
-        var structs: [StructType] = []
-        structs.reserveCapacity(declarations.count)
-        for member in declarations {
-            let fields = try Self.resolveFields(member, indexByName: indexByName)
-            structs.append(StructType(name: member.key, fields: fields, encodedType: "", typeHash: .zero))
-        }
-        self.structs = structs
-        self.indexByName = indexByName
-        if let domainIndex = indexByName[Self.domainTypeName] {
-            try checkDomainDeclaration(structs[domainIndex])
-        }
-        for i in self.structs.indices {
-            let encoded = encodeType(structIndex: i)
-            self.structs[i].encodedType = encoded
-            self.structs[i].typeHash = Keccak256.hash(utf8: encoded)
-        }
+    struct Span: Sendable {
+        var start: Int32
+        var end: Int32
+        var count: Int { Int(end - start) }
     }
 
-    private static func resolveFields(
-        _ member: JSONObject.Member, indexByName: [String: Int]
-    ) throws(EIP712Error) -> [Field] {
-        let path: [PathSegment] = [.key("types"), .key(member.key)]
-        guard case .array(let list) = member.value else {
-            throw EIP712Error(.wrongKind(expected: "array", actual: member.value.kindName), at: path)
-        }
-        var fields: [Field] = []
-        fields.reserveCapacity(list.count)
-        for (i, entry) in list.enumerated() {
-            let at = path + [.index(i)]
-            guard case .object(let object) = entry else {
-                throw EIP712Error(.wrongKind(expected: "object", actual: entry.kindName), at: at)
-            }
-            guard let nameValue = object["name"] else { throw EIP712Error(.missing, at: at + [.key("name")]) }
-            guard case .string(let name) = nameValue, !name.isEmpty else {
-                throw EIP712Error(.wrongKind(expected: "non-empty string", actual: nameValue.kindName), at: at + [.key("name")])
-            }
-            guard let typeValue = object["type"] else { throw EIP712Error(.missing, at: at + [.key("type")]) }
-            guard case .string(let typeName) = typeValue else {
-                throw EIP712Error(.wrongKind(expected: "string", actual: typeValue.kindName), at: at + [.key("type")])
-            }
-            if fields.contains(where: { $0.name == name }) {
-                throw EIP712Error(.duplicateField(name), at: at + [.key("name")])
-            }
-            let type = try resolve(typeName, indexByName: indexByName, at: at + [.key("type")])
-            fields.append(Field(name: name, typeName: typeName, type: type))
-        }
-        return fields
-    }
-
-    private static func resolve(
-        _ typeName: String, indexByName: [String: Int], at path: [PathSegment]
-    ) throws(EIP712Error) -> FieldType {
-        guard let parsed = TypeName(typeName) else { throw EIP712Error(.invalidType(typeName), at: path) }
+    struct FieldSpec: Sendable {
+        var name: Span
+        var typeName: Span
         var type: FieldType
-        if let elementary = FieldType.elementary(parsed.base) {
-            type = elementary
-        } else if let index = indexByName[String(parsed.base)] {
-            type = .structure(index)
+    }
+
+    struct StructSpec: Sendable {
+        var name: Span
+        var fields: Range<Int>
+        var typeHash: Bytes32?
+    }
+
+    /// Names and type strings, back to back; spans index it.
+    let arena: [UInt8]
+    let fields: [FieldSpec]
+    let structs: [StructSpec]
+
+    /// Compiles `types` (the typed-data `types` object). When it declares no `EIP712Domain`, one is derived
+    /// from `domain`'s keys in canonical order. Type hashes are computed for the structs reachable from
+    /// `primaryType` and the domain (for all structs when `primaryType` is nil). Error paths start at `types`.
+    public init(types: JSONNode, domain: JSONNode?, primaryType: String? = nil) throws(EIP712Error) {
+        var compiler = SchemaCompiler()
+        try compiler.compile(types: types, domain: domain)
+        var structs = compiler.structs
+        let arena = compiler.arena
+        let fields = compiler.fields
+        var roots: [Int] = []
+        if let primaryType {
+            guard let index = Self.lookup(primaryType, arena: arena, structs: structs) else {
+                throw EIP712Error(.undefinedType(primaryType), at: [.key("primaryType")])
+            }
+            roots.append(index)
+            if let domainIndex = Self.lookup(Self.domainTypeName, arena: arena, structs: structs) { roots.append(domainIndex) }
         } else {
-            throw EIP712Error(.undefinedType(String(parsed.base)), at: path)
+            roots = Array(structs.indices)
         }
-        for dimension in parsed.dimensions { type = .array(type, length: dimension) }
-        return type
+        TypeHasher.hashReachable(from: roots, structs: &structs, fields: fields, arena: arena)
+        self.arena = arena
+        self.fields = fields
+        self.structs = structs
     }
 
-    private func checkDomainDeclaration(_ domain: StructType) throws(EIP712Error) {
-        for (i, field) in domain.fields.enumerated() {
-            guard Self.canonicalDomainFields.contains(where: { $0.name == field.name && $0.type == field.typeName })
-            else {
-                throw EIP712Error(
-                    .nonStandardDomainField(field.name), at: [.key("types"), .key(Self.domainTypeName), .index(i)])
-            }
+    /// Compiles `types` given as a ``JSONValue``.
+    public init(types: JSONValue, domain: JSONValue?, primaryType: String? = nil) throws(EIP712Error) {
+        try self.init(types: types.document.root, domain: domain?.document.root, primaryType: primaryType)
+    }
+
+    static func lookup(_ name: String, arena: [UInt8], structs: [StructSpec]) -> Int? {
+        let target = Array(name.utf8)
+        return structs.firstIndex { spec in
+            spec.name.count == target.count && arena[Int(spec.name.start)..<Int(spec.name.end)].elementsEqual(target)
         }
     }
 
-    private func encodeType(structIndex: Int) -> String {
-        var seen: Set<Int> = [structIndex]
-        var stack = [structIndex]
-        while let next = stack.popLast() {
-            for field in structs[next].fields {
-                if let referenced = Self.structIndex(in: field.type), seen.insert(referenced).inserted {
-                    stack.append(referenced)
-                }
-            }
-        }
-        seen.remove(structIndex)
-        let dependencies = seen.map { structs[$0].name }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        var text = ""
-        for name in [structs[structIndex].name] + dependencies {
-            guard let index = indexByName[name] else { continue }
-            text += name + "("
-            text += structs[index].fields.map { "\($0.typeName) \($0.name)" }.joined(separator: ",")
-            text += ")"
-        }
-        return text
-    }
+    func text(_ span: Span) -> String { String(decoding: arena[Int(span.start)..<Int(span.end)], as: UTF8.self) }
 
-    private static func structIndex(in type: FieldType) -> Int? {
-        switch type {
-        case .structure(let index): index
-        case .array(let element, _): structIndex(in: element)
-        default: nil
-        }
-    }
+    /// Names of every struct type, in declaration order (a derived `EIP712Domain` last).
+    public var typeNames: [String] { structs.map { text($0.name) } }
 
     /// Index of the struct type named `name`.
-    public func index(of name: String) -> Int? { indexByName[name] }
+    public func index(of name: String) -> Int? { Self.lookup(name, arena: arena, structs: structs) }
 
-    /// `encodeType` of the struct named `name`.
-    public func encodeType(of name: String) -> String? { indexByName[name].map { structs[$0].encodedType } }
+    /// Members of the struct named `name`: (name, type as written, resolved type).
+    public func fields(of name: String) -> [(name: String, typeName: String, type: FieldType)]? {
+        guard let index = index(of: name) else { return nil }
+        return fields[structs[index].fields].map { (text($0.name), text($0.typeName), $0.type) }
+    }
 
-    /// `typeHash` of the struct named `name`.
-    public func typeHash(of name: String) -> Bytes32? { indexByName[name].map { structs[$0].typeHash } }
+    /// `encodeType` of the struct named `name`: it first, then its transitive dependencies by code point.
+    public func encodeType(of name: String) -> String? {
+        guard let index = index(of: name) else { return nil }
+        var bytes: [UInt8] = []
+        TypeHasher.encodeType(index, structs: structs, fields: fields, arena: arena) { bytes.append(contentsOf: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `typeHash` of the struct named `name` (computed on demand when it was not reachable at compile time).
+    public func typeHash(of name: String) -> Bytes32? {
+        guard let index = index(of: name) else { return nil }
+        return typeHash(index)
+    }
+
+    @inline(__always) func typeHash(_ index: Int) -> Bytes32 {
+        if let hash = structs[index].typeHash { return hash }
+        var hasher = Keccak256.Hasher()
+        TypeHasher.encodeType(index, structs: structs, fields: fields, arena: arena) { hasher.update($0) }
+        return hasher.finalize()
+    }
 
     /// `hashStruct` of `value` as the struct named `name`; error paths are relative to `value`.
-    public func hashStruct(_ name: String, _ value: JSONValue) throws(EIP712Error) -> Bytes32 {
-        guard let index = indexByName[name] else { throw EIP712Error(.undefinedType(name)) }
+    public func hashStruct(_ name: String, _ value: JSONNode) throws(EIP712Error) -> Bytes32 {
+        guard let index = index(of: name) else { throw EIP712Error(.undefinedType(name)) }
         return try hashStruct(index: index, value)
     }
 
     /// `hashStruct` of `value` as struct number `index`.
-    public func hashStruct(index: Int, _ value: JSONValue) throws(EIP712Error) -> Bytes32 {
-        guard case .object(let object) = value else {
-            throw EIP712Error(.wrongKind(expected: "object", actual: value.kindName))
+    public func hashStruct(index: Int, _ value: JSONNode) throws(EIP712Error) -> Bytes32 {
+        try arena.withUnsafeBufferPointer { (names) throws(EIP712Error) in
+            try ValueEncoder(schema: self, names: names).hashStruct(index, value)
         }
-        let type = structs[index]
-        var hasher = Keccak256.Hasher()
-        hasher.update(type.typeHash)
-        let members = object.members
-        for (i, field) in type.fields.enumerated() {
-            let fieldValue: JSONValue
-            if i < members.count && members[i].key == field.name {
-                fieldValue = members[i].value
-            } else if let found = object[field.name] {
-                fieldValue = found
-            } else {
-                throw EIP712Error(.missing, at: [.key(field.name)])
-            }
-            do {
-                hasher.update(try encodeValue(field.type, fieldValue))
-            } catch {
-                throw error.under(.key(field.name))
-            }
-        }
-        if members.count != type.fields.count {
-            for member in members where !type.fields.contains(where: { $0.name == member.key }) {
-                throw EIP712Error(.unexpectedField, at: [.key(member.key)])
-            }
-        }
-        return hasher.finalize()
-    }
-
-    /// The 32-byte `encodeData` word of one value.
-    public func encodeValue(_ type: FieldType, _ value: JSONValue) throws(EIP712Error) -> Bytes32 {
-        switch type {
-        case .uint(let bits):
-            let text = try integerText(value)
-            do {
-                return try SignedMagnitude(text: text).uintWord(bits: bits, text: text)
-            } catch {
-                throw EIP712Error(.integer(Self.relabel(error, type: "uint\(bits)")))
-            }
-        case .int(let bits):
-            let text = try integerText(value)
-            do {
-                return try SignedMagnitude(text: text).intWord(bits: bits, text: text)
-            } catch {
-                throw EIP712Error(.integer(Self.relabel(error, type: "int\(bits)")))
-            }
-        case .bool:
-            guard case .bool(let flag) = value else {
-                throw EIP712Error(.wrongKind(expected: "boolean", actual: value.kindName))
-            }
-            var word = Bytes32.zero
-            if flag { word[31] = 1 }
-            return word
-        case .address:
-            let text = try stringValue(value, expected: "address string")
-            do { return try Address(text).word } catch { throw EIP712Error(.address(error)) }
-        case .fixedBytes(let n):
-            let bytes = try hexBytes(value)
-            guard bytes.count == n else { throw EIP712Error(.bytesLength(expected: n, actual: bytes.count)) }
-            var word = Bytes32.zero
-            for (i, b) in bytes.enumerated() { word[i] = b }
-            return word
-        case .bytes:
-            return Keccak256.hash(try hexBytes(value))
-        case .string:
-            return Keccak256.hash(utf8: try stringValue(value, expected: "string"))
-        case .structure(let index):
-            return try hashStruct(index: index, value)
-        case .array(let element, let length):
-            guard case .array(let elements) = value else {
-                throw EIP712Error(.wrongKind(expected: "array", actual: value.kindName))
-            }
-            if let length, elements.count != length {
-                throw EIP712Error(.arrayLength(expected: length, actual: elements.count))
-            }
-            var hasher = Keccak256.Hasher()
-            for (i, item) in elements.enumerated() {
-                do {
-                    hasher.update(try encodeValue(element, item))
-                } catch {
-                    throw error.under(.index(i))
-                }
-            }
-            return hasher.finalize()
-        }
-    }
-
-    private static func relabel(_ error: IntegerTextError, type: String) -> IntegerTextError {
-        if case .outOfRange(let text, _) = error { return .outOfRange(text, type: type) }
-        return error
-    }
-
-    @inline(__always)
-    private func integerText(_ value: JSONValue) throws(EIP712Error) -> String {
-        switch value {
-        case .number(let text): return text
-        case .string(let text): return text
-        default: throw EIP712Error(.wrongKind(expected: "integer", actual: value.kindName))
-        }
-    }
-
-    @inline(__always)
-    private func stringValue(_ value: JSONValue, expected: String) throws(EIP712Error) -> String {
-        guard case .string(let text) = value else {
-            throw EIP712Error(.wrongKind(expected: expected, actual: value.kindName))
-        }
-        return text
-    }
-
-    private func hexBytes(_ value: JSONValue) throws(EIP712Error) -> [UInt8] {
-        let text = try stringValue(value, expected: "0x-hex string")
-        do { return try Hex.decode(text) } catch { throw EIP712Error(.hex(error)) }
     }
 }

@@ -19,67 +19,105 @@ public indirect enum FieldType: Sendable, Equatable {
     /// `T[]` (length `nil`) or `T[n]`.
     case array(FieldType, length: Int?)
 
-    /// Parses an atomic or dynamic (non-struct, non-array) type name.
-    static func elementary(_ name: Substring) -> FieldType? {
-        switch name {
-        case "bool": return .bool
-        case "address": return .address
-        case "bytes": return .bytes
-        case "string": return .string
-        default: break
+    /// The struct a (possibly array) type refers to.
+    var structIndex: Int? {
+        switch self {
+        case .structure(let index): index
+        case .array(let element, _): element.structIndex
+        default: nil
         }
-        if name.hasPrefix("uint"), let bits = widthSuffix(name.dropFirst(4)) { return .uint(bits: bits) }
-        if name.hasPrefix("int"), let bits = widthSuffix(name.dropFirst(3)) { return .int(bits: bits) }
-        if name.hasPrefix("bytes"), let n = Int(name.dropFirst(5)), (1...32).contains(n),
-            !name.dropFirst(5).hasPrefix("0")
+    }
+}
+
+/// Parsing of type strings from UTF-8 bytes.
+enum TypeGrammar {
+    /// Result of splitting `Base[2][]`: the base bytes and dimensions innermost first.
+    struct Split {
+        var base: UnsafeBufferPointer<UInt8>
+        var dimensions: [Int?]
+    }
+
+    static func split(_ text: UnsafeBufferPointer<UInt8>) -> Split? {
+        var end = text.count
+        var dims: [Int?] = []
+        while end > 0 && text[end - 1] == UInt8(ascii: "]") {
+            var open = end - 2
+            while open >= 0 && text[open] != UInt8(ascii: "[") { open -= 1 }
+            guard open >= 0 else { return nil }
+            if open + 1 == end - 1 {
+                dims.append(nil)
+            } else {
+                guard text[open + 1] != UInt8(ascii: "0"), let n = decimal(text, open + 1, end - 1), n > 0 else { return nil }
+                dims.append(n)
+            }
+            end = open
+        }
+        guard end > 0 else { return nil }
+        return Split(base: UnsafeBufferPointer(rebasing: text[0..<end]), dimensions: dims.reversed())
+    }
+
+    /// Decimal digits in `text[from..<to]` (at most 6), or nil.
+    static func decimal(_ text: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        guard to > from, to - from <= 6 else { return nil }
+        var n = 0
+        for i in from..<to {
+            let d = text[i] &- 0x30
+            guard d < 10 else { return nil }
+            n = n * 10 + Int(d)
+        }
+        return n
+    }
+
+    static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard text.count >= count else { return false }
+        for i in 0..<count where text[i] != prefix.utf8Start[i] { return false }
+        return true
+    }
+
+    static func equals(_ text: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        text.count == literal.utf8CodeUnitCount && hasPrefix(text, literal)
+    }
+
+    /// An atomic or dynamic (non-struct, non-array) type, or nil.
+    static func elementary(_ name: UnsafeBufferPointer<UInt8>) -> FieldType? {
+        if equals(name, "uint256") { return .uint(bits: 256) }
+        if equals(name, "address") { return .address }
+        if equals(name, "string") { return .string }
+        if equals(name, "bool") { return .bool }
+        if equals(name, "bytes") { return .bytes }
+        if hasPrefix(name, "uint"), let bits = width(name, from: 4) { return .uint(bits: bits) }
+        if hasPrefix(name, "int"), let bits = width(name, from: 3) { return .int(bits: bits) }
+        if hasPrefix(name, "bytes"), name.count > 5, name[5] != UInt8(ascii: "0"),
+            let n = decimal(name, 5, name.count), (1...32).contains(n)
         {
             return .fixedBytes(n)
         }
         return nil
     }
 
-    private static func widthSuffix(_ digits: Substring) -> Int? {
-        guard let bits = Int(digits), !digits.hasPrefix("0"), !digits.hasPrefix("+"), bits % 8 == 0,
-            (8...256).contains(bits)
+    private static func width(_ name: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard name.count > from, name[from] != UInt8(ascii: "0"), let bits = decimal(name, from, name.count),
+            bits % 8 == 0, (8...256).contains(bits)
         else { return nil }
         return bits
     }
 
-    /// True for names that look elementary but are not valid (`uint7`, `bytes33`, `int`): never struct names.
-    static func looksElementary(_ name: Substring) -> Bool {
-        ["uint", "int", "bytes"].contains { name.hasPrefix($0) && name.dropFirst($0.count).allSatisfy(\.isNumber) }
-    }
-}
-
-/// A type string split into its base name and array suffixes, innermost first.
-struct TypeName {
-    let base: Substring
-    /// Array dimensions from the innermost (`Abc[2][]` → `[2, nil]`).
-    let dimensions: [Int?]
-
-    init?(_ text: String) {
-        var rest = Substring(text)
-        var dims: [Int?] = []
-        while rest.hasSuffix("]") {
-            guard let open = rest.lastIndex(of: "[") else { return nil }
-            let inside = rest[rest.index(after: open)..<rest.index(before: rest.endIndex)]
-            if inside.isEmpty {
-                dims.append(nil)
-            } else {
-                guard inside.allSatisfy({ $0.isASCII && $0.isNumber }), !inside.hasPrefix("0"), let n = Int(inside),
-                    n > 0
-                else { return nil }
-                dims.append(n)
-            }
-            rest = rest[..<open]
+    /// True for names shaped like elementary types (`uint7`, `bytes33`, `int`): never valid struct names.
+    static func looksElementary(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        for prefix: StaticString in ["uint", "int", "bytes"] where hasPrefix(name, prefix) {
+            if (prefix.utf8CodeUnitCount..<name.count).allSatisfy({ name[$0] &- 0x30 < 10 }) { return true }
         }
-        guard !rest.isEmpty else { return nil }
-        base = rest
-        dimensions = dims.reversed()
+        return false
     }
-}
 
-extension Character {
-    var isIdentifierStart: Bool { isASCII && (isLetter || self == "_" || self == "$") }
-    var isIdentifierPart: Bool { isASCII && (isLetter || isNumber || self == "_" || self == "$") }
+    /// `[A-Za-z_$][A-Za-z0-9_$]*`.
+    static func isIdentifier(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = name.first, isIdentifierStart(first) else { return false }
+        return name.allSatisfy { isIdentifierStart($0) || $0 &- 0x30 < 10 }
+    }
+
+    private static func isIdentifierStart(_ c: UInt8) -> Bool {
+        (c | 0x20) &- 0x61 < 26 || c == UInt8(ascii: "_") || c == UInt8(ascii: "$")
+    }
 }

@@ -13,47 +13,49 @@ public struct TypedDataHashes: Sendable, Equatable {
     public init(domainSeparator: Bytes32, structHash: Bytes32) {
         self.domainSeparator = domainSeparator
         self.structHash = structHash
-        var buffer = [UInt8](repeating: 0, count: 66)
-        buffer[0] = 0x19
-        buffer[1] = 0x01
-        domainSeparator.withUnsafeBytes { for i in 0..<32 { buffer[2 + i] = $0[i] } }
-        structHash.withUnsafeBytes { for i in 0..<32 { buffer[34 + i] = $0[i] } }
-        digest = Keccak256.hash(buffer)
+        var hasher = Keccak256.Hasher()
+        let prefix: [UInt8] = [0x19, 0x01]
+        hasher.update(prefix)
+        hasher.update(domainSeparator)
+        hasher.update(structHash)
+        digest = hasher.finalize()
     }
 }
 
 /// An `eth_signTypedData_v4` document, parsed and shape-checked but not yet compiled.
 public struct TypedData: Sendable {
     /// The `types` object.
-    public let types: JSONValue
+    public let types: JSONNode
     /// The `primaryType`.
     public let primaryType: String
     /// The `domain` object.
-    public let domain: JSONObject
+    public let domain: JSONNode
     /// The `message` value.
-    public let message: JSONValue
+    public let message: JSONNode
 
-    /// Reads typed data from a parsed JSON value: the object itself, or a JSON string holding it
+    /// Reads typed data from a parsed JSON node: the object itself, or a JSON string holding it
     /// (both shapes occur in `eth_signTypedData_v4` params).
-    public init(json: JSONValue) throws(EIP712Error) {
-        var value = json
-        if case .string(let text) = json {
-            do { value = try JSONValue(parsing: text) } catch { throw EIP712Error(.invalidJSON(error)) }
+    public init(json: JSONNode) throws(EIP712Error) {
+        var root = json
+        if json.kind == .string {
+            do { root = try JSONDocument(bytes: json.withUTF8 { Array($0) }).root } catch {
+                throw EIP712Error(.invalidJSON(error))
+            }
         }
-        guard case .object(let root) = value else {
-            throw EIP712Error(.wrongKind(expected: "typed-data object", actual: value.kindName))
+        guard root.kind == .object else {
+            throw EIP712Error(.wrongKind(expected: "typed-data object", actual: root.kindName))
         }
         guard let types = root["types"] else { throw EIP712Error(.missing, at: [.key("types")]) }
-        guard case .object = types else {
+        guard types.kind == .object else {
             throw EIP712Error(.wrongKind(expected: "object", actual: types.kindName), at: [.key("types")])
         }
         guard let primary = root["primaryType"] else { throw EIP712Error(.missing, at: [.key("primaryType")]) }
-        guard case .string(let primaryType) = primary else {
+        guard let primaryType = primary.stringValue else {
             throw EIP712Error(.wrongKind(expected: "string", actual: primary.kindName), at: [.key("primaryType")])
         }
-        guard let domainValue = root["domain"] else { throw EIP712Error(.missing, at: [.key("domain")]) }
-        guard case .object(let domain) = domainValue else {
-            throw EIP712Error(.wrongKind(expected: "object", actual: domainValue.kindName), at: [.key("domain")])
+        guard let domain = root["domain"] else { throw EIP712Error(.missing, at: [.key("domain")]) }
+        guard domain.kind == .object else {
+            throw EIP712Error(.wrongKind(expected: "object", actual: domain.kindName), at: [.key("domain")])
         }
         guard let message = root["message"] else { throw EIP712Error(.missing, at: [.key("message")]) }
         self.types = types
@@ -62,16 +64,22 @@ public struct TypedData: Sendable {
         self.message = message
     }
 
+    /// Reads typed data from a ``JSONValue`` (the object, or a string holding it).
+    public init(json: JSONValue) throws(EIP712Error) {
+        try self.init(json: json.document.root)
+    }
+
     /// Parses typed-data JSON text (an object, or a JSON string holding one).
     public init(jsonText: String) throws(EIP712Error) {
-        let value: JSONValue
-        do { value = try JSONValue(parsing: jsonText) } catch { throw EIP712Error(.invalidJSON(error)) }
-        try self.init(json: value)
+        let document: JSONDocument
+        do { document = try JSONDocument(parsing: jsonText) } catch { throw EIP712Error(.invalidJSON(error)) }
+        try self.init(json: document.root)
     }
 
     /// Compiles the schema and hashes the domain once, for hashing many messages (see ``CompiledTypedData``).
     public func compile() throws(EIP712Error) -> CompiledTypedData {
-        try CompiledTypedData(schema: EIP712Schema(types: types, domain: domain), primaryType: primaryType, domain: domain)
+        let schema = try EIP712Schema(types: types, domain: domain, primaryType: primaryType)
+        return try CompiledTypedData(schema: schema, primaryType: primaryType, domain: domain)
     }
 
     /// Domain separator, struct hash and digest.
@@ -85,14 +93,17 @@ public struct TypedData: Sendable {
     /// `domain.chainId` as an integer (number, decimal string or hex string), or `nil` when absent.
     public func domainChainId() throws(EIP712Error) -> UInt256? {
         guard let value = domain["chainId"] else { return nil }
-        let text: String
-        switch value {
-        case .number(let t), .string(let t): text = t
-        default:
+        guard value.kind == .number || value.kind == .string else {
             throw EIP712Error(.wrongKind(expected: "integer", actual: value.kindName), at: [.key("domain"), .key("chainId")])
         }
-        do { return try UInt256(text: text) } catch {
-            throw EIP712Error(.integer(error), at: [.key("domain"), .key("chainId")])
+        return try value.withUTF8 { (text) throws(EIP712Error) in
+            do throws(IntegerTextError) {
+                let parsed = try SignedMagnitude(utf8: text)
+                guard !parsed.isNegative else { throw IntegerTextError.negative(String(decoding: text, as: UTF8.self)) }
+                return parsed.magnitude
+            } catch {
+                throw EIP712Error(.integer(error), at: [.key("domain"), .key("chainId")])
+            }
         }
     }
 }
@@ -110,7 +121,7 @@ public struct CompiledTypedData: Sendable {
     public let domainSeparator: Bytes32
 
     /// Binds a compiled schema to a primary type and a domain.
-    public init(schema: EIP712Schema, primaryType: String, domain: JSONObject) throws(EIP712Error) {
+    public init(schema: EIP712Schema, primaryType: String, domain: JSONNode) throws(EIP712Error) {
         guard let primaryIndex = schema.index(of: primaryType) else {
             throw EIP712Error(.undefinedType(primaryType), at: [.key("primaryType")])
         }
@@ -118,7 +129,7 @@ public struct CompiledTypedData: Sendable {
             throw EIP712Error(.undefinedType(EIP712Schema.domainTypeName), at: [.key("types")])
         }
         do {
-            domainSeparator = try schema.hashStruct(index: domainIndex, .object(domain))
+            domainSeparator = try schema.hashStruct(index: domainIndex, domain)
         } catch {
             throw error.under(.key("domain"))
         }
@@ -128,7 +139,7 @@ public struct CompiledTypedData: Sendable {
     }
 
     /// Hashes of `message` (a value of the primary type) under this domain.
-    public func hashes(message: JSONValue) throws(EIP712Error) -> TypedDataHashes {
+    public func hashes(message: JSONNode) throws(EIP712Error) -> TypedDataHashes {
         let structHash: Bytes32
         do {
             structHash = try schema.hashStruct(index: primaryIndex, message)
@@ -138,6 +149,11 @@ public struct CompiledTypedData: Sendable {
         return TypedDataHashes(domainSeparator: domainSeparator, structHash: structHash)
     }
 
+    /// Hashes of `message` given as a ``JSONValue``.
+    public func hashes(message: JSONValue) throws(EIP712Error) -> TypedDataHashes {
+        try hashes(message: message.document.root)
+    }
+
     /// The digest of `message` under this domain.
-    public func digest(message: JSONValue) throws(EIP712Error) -> Bytes32 { try hashes(message: message).digest }
+    public func digest(message: JSONNode) throws(EIP712Error) -> Bytes32 { try hashes(message: message).digest }
 }

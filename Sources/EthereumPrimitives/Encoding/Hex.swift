@@ -36,25 +36,26 @@ public enum Hex {
 
     /// Decodes `0x`-prefixed hex with an even number of digits.
     public static func decode(_ text: some StringProtocol) throws(HexError) -> [UInt8] {
-        let utf8 = Array(text.utf8)
-        return try decode(utf8: utf8[...])
+        try decode(utf8: text.utf8)
     }
 
     /// Decodes `0x`-prefixed hex given as UTF-8 bytes.
-    public static func decode(utf8: ArraySlice<UInt8>) throws(HexError) -> [UInt8] {
-        guard utf8.count >= 2, utf8[utf8.startIndex] == 0x30,
-            utf8[utf8.startIndex + 1] == 0x78 || utf8[utf8.startIndex + 1] == 0x58
-        else { throw .missingPrefix }
-        let body = utf8.dropFirst(2)
-        guard body.count % 2 == 0 else { throw .oddLength }
+    @inlinable
+    public static func decode<C: Collection<UInt8>>(utf8: C) throws(HexError) -> [UInt8] {
+        var iterator = utf8.makeIterator()
+        guard utf8.count >= 2, iterator.next() == 0x30, let x = iterator.next(), x == 0x78 || x == 0x58 else {
+            throw .missingPrefix
+        }
+        let digits = utf8.count - 2
+        guard digits % 2 == 0 else { throw .oddLength }
         var out = [UInt8]()
-        out.reserveCapacity(body.count / 2)
-        var i = body.startIndex
-        while i < body.endIndex {
-            guard let hi = nibble(body[i]) else { throw .invalidCharacter(offset: i - utf8.startIndex) }
-            guard let lo = nibble(body[i + 1]) else { throw .invalidCharacter(offset: i + 1 - utf8.startIndex) }
+        out.reserveCapacity(digits / 2)
+        var offset = 2
+        while let c1 = iterator.next(), let c2 = iterator.next() {
+            guard let hi = nibble(c1) else { throw .invalidCharacter(offset: offset) }
+            guard let lo = nibble(c2) else { throw .invalidCharacter(offset: offset + 1) }
             out.append(hi << 4 | lo)
-            i += 2
+            offset += 2
         }
         return out
     }

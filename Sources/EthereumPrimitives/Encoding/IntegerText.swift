@@ -30,34 +30,59 @@ public struct SignedMagnitude: Sendable, Equatable {
     /// Parses a JSON number literal, a decimal string (possibly negative), or a `0x`-hex string
     /// (either letter case, any zero padding). Fractions and exponents are refused.
     public init(text: some StringProtocol) throws(IntegerTextError) {
-        var utf8 = Substring(text).utf8[...]
-        guard !utf8.isEmpty else { throw .empty }
-        var negative = false
-        if utf8.first == UInt8(ascii: "-") {
-            negative = true
-            utf8 = utf8.dropFirst()
+        var owned = String(text)
+        let result: Result<SignedMagnitude, IntegerTextError> = owned.withUTF8 { buffer in
+            do throws(IntegerTextError) { return .success(try SignedMagnitude(utf8: buffer)) } catch { return .failure(error) }
         }
-        guard !utf8.isEmpty else { throw .notAnInteger(String(text)) }
+        self = try result.get()
+    }
+
+    /// Parses the same forms as ``init(text:)`` from UTF-8 bytes.
+    @inlinable
+    public init(utf8: UnsafeBufferPointer<UInt8>) throws(IntegerTextError) {
+        guard !utf8.isEmpty else { throw .empty }
+        var i = 0
+        var negative = false
+        if utf8[0] == UInt8(ascii: "-") {
+            negative = true
+            i = 1
+        }
+        guard i < utf8.count else { throw .notAnInteger(String(decoding: utf8, as: UTF8.self)) }
         var value = UInt256.zero
-        let isHex = utf8.count >= 2 && utf8.first == UInt8(ascii: "0")
-            && (utf8.dropFirst().first == UInt8(ascii: "x") || utf8.dropFirst().first == UInt8(ascii: "X"))
-        if isHex {
-            let digits = utf8.dropFirst(2)
-            guard !digits.isEmpty else { throw .notAnInteger(String(text)) }
-            for c in digits {
-                guard let n = Hex.nibble(c) else { throw .notAnInteger(String(text)) }
-                guard let next = value.multipliedAdding(16, UInt64(n)) else {
-                    throw .outOfRange(String(text), type: "uint256")
-                }
-                value = next
+        if utf8.count - i >= 2 && utf8[i] == UInt8(ascii: "0") && (utf8[i + 1] | 0x20) == UInt8(ascii: "x") {
+            i += 2
+            guard i < utf8.count else { throw .notAnInteger(String(decoding: utf8, as: UTF8.self)) }
+            while i < utf8.count {
+                guard let n = Hex.nibble(utf8[i]) else { throw .notAnInteger(String(decoding: utf8, as: UTF8.self)) }
+                guard value.limbs.3 >> 60 == 0 else { throw .outOfRange(String(decoding: utf8, as: UTF8.self), type: "uint256") }
+                value.limbs = (
+                    value.limbs.0 << 4 | UInt64(n), value.limbs.1 << 4 | value.limbs.0 >> 60,
+                    value.limbs.2 << 4 | value.limbs.1 >> 60, value.limbs.3 << 4 | value.limbs.2 >> 60
+                )
+                i += 1
             }
         } else {
-            for c in utf8 {
-                guard c >= 0x30 && c <= 0x39 else { throw .notAnInteger(String(text)) }
-                guard let next = value.multipliedAdding(10, UInt64(c - 0x30)) else {
-                    throw .outOfRange(String(text), type: "uint256")
+            // Up to 19 digits accumulate in one UInt64 before touching the 256-bit value.
+            while i < utf8.count {
+                var chunk: UInt64 = 0
+                var scale: UInt64 = 1
+                var taken = 0
+                while i < utf8.count && taken < 19 {
+                    let d = utf8[i] &- 0x30
+                    guard d < 10 else { throw .notAnInteger(String(decoding: utf8, as: UTF8.self)) }
+                    chunk = chunk &* 10 &+ UInt64(d)
+                    scale &*= 10
+                    taken += 1
+                    i += 1
                 }
-                value = next
+                if value.isZero {
+                    value = UInt256(chunk)
+                } else {
+                    guard let next = value.multipliedAdding(scale, chunk) else {
+                        throw .outOfRange(String(decoding: utf8, as: UTF8.self), type: "uint256")
+                    }
+                    value = next
+                }
             }
         }
         isNegative = negative && !value.isZero

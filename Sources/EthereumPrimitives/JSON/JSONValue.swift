@@ -37,9 +37,24 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
-    /// A one-word name of the kind of value, for error messages.
-    public var kindName: String {
+    /// The value's kind.
+    public var kind: JSONKind {
         switch self {
+        case .null: .null
+        case .bool: .bool
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
+        }
+    }
+
+    /// A one-word name of the kind of value, for error messages.
+    public var kindName: String { Self.kindName(of: kind) }
+
+    /// A one-word name of a kind, for error messages.
+    public static func kindName(of kind: JSONKind) -> String {
+        switch kind {
         case .null: "null"
         case .bool: "boolean"
         case .number: "number"
@@ -47,6 +62,22 @@ public enum JSONValue: Sendable, Equatable {
         case .array: "array"
         case .object: "object"
         }
+    }
+
+    /// Parses JSON text strictly (see ``JSONDocument``); numbers keep their literal text.
+    public init(parsing text: String) throws(JSONParseError) {
+        self = try JSONDocument(parsing: text).root.value
+    }
+
+    /// Parses JSON given as UTF-8 bytes.
+    public init(parsing bytes: [UInt8]) throws(JSONParseError) {
+        self = try JSONDocument(bytes: bytes).root.value
+    }
+
+    /// Re-reads this value as a document (for APIs that work on ``JSONNode``).
+    public var document: JSONDocument {
+        // Serialising then parsing a value we produced cannot fail; `null` is an unreachable fallback.
+        (try? JSONDocument(parsing: serialized)) ?? JSONDocument.null
     }
 }
 

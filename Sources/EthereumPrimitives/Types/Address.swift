@@ -52,21 +52,38 @@ public struct Address: Sendable, Hashable {
 
     /// Parses strictly (see the type's documentation).
     public init(_ text: some StringProtocol) throws(AddressError) {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 42, utf8[0] == 0x30, utf8[1] == 0x78 else { throw .malformed(String(text)) }
-        var bytes = [UInt8](repeating: 0, count: 20)
+        var owned = String(text)
+        let result: Result<Address, AddressError> = owned.withUTF8 { buffer in
+            do throws(AddressError) { return .success(try Address(utf8: buffer)) } catch { return .failure(error) }
+        }
+        self = try result.get()
+    }
+
+    /// Parses strictly from UTF-8 bytes.
+    public init(utf8: UnsafeBufferPointer<UInt8>) throws(AddressError) {
+        guard utf8.count == 42, utf8[0] == 0x30, utf8[1] == 0x78 else {
+            throw .malformed(String(decoding: utf8, as: UTF8.self))
+        }
+        var h: UInt64 = 0
+        var m: UInt64 = 0
+        var l: UInt32 = 0
         var hasLower = false
         var hasUpper = false
         for i in 0..<40 {
             let c = utf8[2 + i]
-            guard let n = Hex.nibble(c) else { throw .malformed(String(text)) }
-            if c >= 0x61 && c <= 0x66 { hasLower = true }
-            if c >= 0x41 && c <= 0x46 { hasUpper = true }
-            bytes[i / 2] |= i % 2 == 0 ? n << 4 : n
+            guard let n = Hex.nibble(c) else { throw .malformed(String(decoding: utf8, as: UTF8.self)) }
+            if c >= 0x61 { hasLower = true } else if c >= 0x41 { hasUpper = true }
+            switch i {
+            case 0..<16: h = h << 4 | UInt64(n)
+            case 16..<32: m = m << 4 | UInt64(n)
+            default: l = l << 4 | UInt32(n)
+            }
         }
-        self.init(uncheckedBytes: bytes[...])
+        high = h
+        middle = m
+        low = l
         if hasLower && hasUpper {
-            guard checksummed.utf8.elementsEqual(utf8) else { throw .badChecksum(String(text)) }
+            guard checksummed.utf8.elementsEqual(utf8) else { throw .badChecksum(String(decoding: utf8, as: UTF8.self)) }
         }
     }
 
