@@ -21,7 +21,7 @@ public struct EIP712Schema: Sendable {
     struct FieldSpec: Sendable {
         var name: Span
         var typeName: Span
-        var type: FieldType
+        var encoding: Encoding
     }
 
     struct StructSpec: Sendable {
@@ -34,6 +34,7 @@ public struct EIP712Schema: Sendable {
     let arena: [UInt8]
     let fields: [FieldSpec]
     let structs: [StructSpec]
+    let arrays: [ArraySpec]
 
     /// Compiles `types` (the typed-data `types` object). When it declares no `EIP712Domain`, one is derived
     /// from `domain`'s keys in canonical order. Type hashes are computed for the structs reachable from
@@ -44,6 +45,7 @@ public struct EIP712Schema: Sendable {
         var structs = compiler.structs
         let arena = compiler.arena
         let fields = compiler.fields
+        let arrays = compiler.arrays
         var roots: [Int] = []
         if let primaryType {
             guard let index = Self.lookup(primaryType, arena: arena, structs: structs) else {
@@ -54,10 +56,11 @@ public struct EIP712Schema: Sendable {
         } else {
             roots = Array(structs.indices)
         }
-        TypeHasher.hashReachable(from: roots, structs: &structs, fields: fields, arena: arena)
+        TypeHasher.hashReachable(from: roots, structs: &structs, fields: fields, arrays: arrays, arena: arena)
         self.arena = arena
         self.fields = fields
         self.structs = structs
+        self.arrays = arrays
     }
 
     /// Compiles `types` given as a ``JSONValue``.
@@ -83,14 +86,30 @@ public struct EIP712Schema: Sendable {
     /// Members of the struct named `name`: (name, type as written, resolved type).
     public func fields(of name: String) -> [(name: String, typeName: String, type: FieldType)]? {
         guard let index = index(of: name) else { return nil }
-        return fields[structs[index].fields].map { (text($0.name), text($0.typeName), $0.type) }
+        return fields[structs[index].fields].map { (text($0.name), text($0.typeName), fieldType($0.encoding)) }
+    }
+
+    func fieldType(_ encoding: Encoding) -> FieldType {
+        switch encoding {
+        case .uint(let bits): .uint(bits: bits)
+        case .int(let bits): .int(bits: bits)
+        case .bool: .bool
+        case .address: .address
+        case .fixedBytes(let n): .fixedBytes(n)
+        case .bytes: .bytes
+        case .string: .string
+        case .structure(let index): .structure(index)
+        case .array(let index): .array(fieldType(arrays[index].element), length: arrays[index].length)
+        }
     }
 
     /// `encodeType` of the struct named `name`: it first, then its transitive dependencies by code point.
     public func encodeType(of name: String) -> String? {
         guard let index = index(of: name) else { return nil }
         var bytes: [UInt8] = []
-        TypeHasher.encodeType(index, structs: structs, fields: fields, arena: arena) { bytes.append(contentsOf: $0) }
+        TypeHasher.encodeType(index, structs: structs, fields: fields, arrays: arrays, arena: arena) {
+            bytes.append(contentsOf: $0)
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -103,7 +122,7 @@ public struct EIP712Schema: Sendable {
     @inline(__always) func typeHash(_ index: Int) -> Bytes32 {
         if let hash = structs[index].typeHash { return hash }
         var hasher = Keccak256.Hasher()
-        TypeHasher.encodeType(index, structs: structs, fields: fields, arena: arena) { hasher.update($0) }
+        TypeHasher.encodeType(index, structs: structs, fields: fields, arrays: arrays, arena: arena) { hasher.update($0) }
         return hasher.finalize()
     }
 

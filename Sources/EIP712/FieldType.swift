@@ -19,14 +19,27 @@ public indirect enum FieldType: Sendable, Equatable {
     /// `T[]` (length `nil`) or `T[n]`.
     case array(FieldType, length: Int?)
 
-    /// The struct a (possibly array) type refers to.
-    var structIndex: Int? {
-        switch self {
-        case .structure(let index): index
-        case .array(let element, _): element.structIndex
-        default: nil
-        }
-    }
+}
+
+/// The hot-path form of a member type: a trivial value (no reference counting); arrays refer to the
+/// schema's array table by index.
+enum Encoding: Sendable, Equatable {
+    case uint(bits: Int)
+    case int(bits: Int)
+    case bool
+    case address
+    case fixedBytes(Int)
+    case bytes
+    case string
+    case structure(Int)
+    /// Index into ``EIP712Schema/arrays``.
+    case array(Int)
+}
+
+/// One array type: element encoding and fixed length (nil for `T[]`).
+struct ArraySpec: Sendable {
+    var element: Encoding
+    var length: Int?
 }
 
 /// Parsing of type strings from UTF-8 bytes.
@@ -80,7 +93,7 @@ enum TypeGrammar {
     }
 
     /// An atomic or dynamic (non-struct, non-array) type, or nil.
-    static func elementary(_ name: UnsafeBufferPointer<UInt8>) -> FieldType? {
+    static func elementary(_ name: UnsafeBufferPointer<UInt8>) -> Encoding? {
         if equals(name, "uint256") { return .uint(bits: 256) }
         if equals(name, "address") { return .address }
         if equals(name, "string") { return .string }

@@ -1,10 +1,11 @@
 import EthereumPrimitives
 
-/// Builds the arena, field and struct tables of an ``EIP712Schema`` from the `types` object.
+/// Builds the arena, field, struct and array tables of an ``EIP712Schema`` from the `types` object.
 struct SchemaCompiler {
     var arena: [UInt8] = []
     var fields: [EIP712Schema.FieldSpec] = []
     var structs: [EIP712Schema.StructSpec] = []
+    var arrays: [ArraySpec] = []
     /// Per struct: the JSON array of its field declarations (nil for a derived domain).
     private var declarations: [JSONNode?] = []
     private var derivedDomainFields: [(name: String, type: String)] = []
@@ -22,26 +23,34 @@ struct SchemaCompiler {
         return text.withUTF8 { append($0) }
     }
 
+    func text(_ span: EIP712Schema.Span) -> String {
+        String(decoding: arena[Int(span.start)..<Int(span.end)], as: UTF8.self)
+    }
+
     mutating func compile(types: JSONNode, domain: JSONNode?) throws(EIP712Error) {
         guard types.kind == .object else {
             throw EIP712Error(.wrongKind(expected: "object", actual: types.kindName), at: [.key("types")])
         }
         structs.reserveCapacity(types.count + 1)
+        declarations.reserveCapacity(types.count + 1)
         var hasDomain = false
         for (key, value) in types.members {
-            let name = key.withUTF8 { append($0) }
-            let valid = key.withUTF8 { TypeGrammar.isIdentifier($0) && TypeGrammar.elementary($0) == nil && !TypeGrammar.looksElementary($0) }
+            let valid = key.withUTF8 {
+                TypeGrammar.isIdentifier($0) && TypeGrammar.elementary($0) == nil && !TypeGrammar.looksElementary($0)
+            }
             guard valid else {
                 let text = key.stringValue ?? ""
                 throw EIP712Error(.invalidType(text), at: [.key("types"), .key(text)])
             }
             if key.withUTF8({ TypeGrammar.equals($0, "EIP712Domain") }) { hasDomain = true }
+            let name = key.withUTF8 { append($0) }
             structs.append(EIP712Schema.StructSpec(name: name, fields: 0..<0, typeHash: nil))
             declarations.append(value)
         }
         if !hasDomain, let domain {
             try deriveDomain(from: domain)
         }
+        fields.reserveCapacity(structs.count * 6)
         for index in structs.indices {
             try resolveFields(of: index)
         }
@@ -74,39 +83,44 @@ struct SchemaCompiler {
                 let name = append(field.name)
                 let typeName = append(field.type)
                 var typeText = field.type
-                let type = typeText.withUTF8 { TypeGrammar.elementary($0) } ?? .string
-                fields.append(EIP712Schema.FieldSpec(name: name, typeName: typeName, type: type))
+                let encoding = typeText.withUTF8 { TypeGrammar.elementary($0) } ?? .string
+                fields.append(EIP712Schema.FieldSpec(name: name, typeName: typeName, encoding: encoding))
             }
             structs[index].fields = first..<fields.count
             return
         }
-        let structName = String(decoding: arena[Int(structs[index].name.start)..<Int(structs[index].name.end)], as: UTF8.self)
-        let path: [PathSegment] = [.key("types"), .key(structName)]
+        // Paths are built only when something is wrong.
+        func path(_ rest: PathSegment...) -> [PathSegment] { [.key("types"), .key(text(structs[index].name))] + rest }
         guard list.kind == .array else {
-            throw EIP712Error(.wrongKind(expected: "array", actual: list.kindName), at: path)
+            throw EIP712Error(.wrongKind(expected: "array", actual: list.kindName), at: path())
         }
         for (i, entry) in list.elements.enumerated() {
-            let at = path + [.index(i)]
             guard entry.kind == .object else {
-                throw EIP712Error(.wrongKind(expected: "object", actual: entry.kindName), at: at)
+                throw EIP712Error(.wrongKind(expected: "object", actual: entry.kindName), at: path(.index(i)))
             }
-            guard let nameNode = entry["name"] else { throw EIP712Error(.missing, at: at + [.key("name")]) }
+            guard let nameNode = entry.member("name") else {
+                throw EIP712Error(.missing, at: path(.index(i), .key("name")))
+            }
             guard nameNode.kind == .string, nameNode.withUTF8({ !$0.isEmpty }) else {
-                throw EIP712Error(.wrongKind(expected: "non-empty string", actual: nameNode.kindName), at: at + [.key("name")])
+                throw EIP712Error(
+                    .wrongKind(expected: "non-empty string", actual: nameNode.kindName), at: path(.index(i), .key("name")))
             }
-            guard let typeNode = entry["type"] else { throw EIP712Error(.missing, at: at + [.key("type")]) }
+            guard let typeNode = entry.member("type") else {
+                throw EIP712Error(.missing, at: path(.index(i), .key("type")))
+            }
             guard typeNode.kind == .string else {
-                throw EIP712Error(.wrongKind(expected: "string", actual: typeNode.kindName), at: at + [.key("type")])
+                throw EIP712Error(.wrongKind(expected: "string", actual: typeNode.kindName), at: path(.index(i), .key("type")))
             }
             for earlier in fields[first...] where nameNode.withUTF8({ equalSpan(earlier.name, $0) }) {
-                throw EIP712Error(.duplicateField(nameNode.stringValue ?? ""), at: at + [.key("name")])
+                throw EIP712Error(.duplicateField(nameNode.stringValue ?? ""), at: path(.index(i), .key("name")))
             }
-            let type = try typeNode.withUTF8 { (bytes) throws(EIP712Error) in
-                try resolve(bytes, at: at + [.key("type")])
+            let resolved = typeNode.withUTF8 { resolve($0) }
+            guard let encoding = resolved.encoding else {
+                throw EIP712Error(resolved.problem ?? .invalidType(typeNode.stringValue ?? ""), at: path(.index(i), .key("type")))
             }
             let name = nameNode.withUTF8 { append($0) }
             let typeName = typeNode.withUTF8 { append($0) }
-            fields.append(EIP712Schema.FieldSpec(name: name, typeName: typeName, type: type))
+            fields.append(EIP712Schema.FieldSpec(name: name, typeName: typeName, encoding: encoding))
         }
         structs[index].fields = first..<fields.count
     }
@@ -115,28 +129,35 @@ struct SchemaCompiler {
         span.count == bytes.count && arena[Int(span.start)..<Int(span.end)].elementsEqual(bytes)
     }
 
-    private func resolve(_ bytes: UnsafeBufferPointer<UInt8>, at path: [PathSegment]) throws(EIP712Error) -> FieldType {
+    private mutating func resolve(_ bytes: UnsafeBufferPointer<UInt8>) -> (encoding: Encoding?, problem: EIP712Error.Reason?) {
         guard let split = TypeGrammar.split(bytes) else {
-            throw EIP712Error(.invalidType(String(decoding: bytes, as: UTF8.self)), at: path)
+            return (nil, .invalidType(String(decoding: bytes, as: UTF8.self)))
         }
-        var type: FieldType
+        var encoding: Encoding
         if let elementary = TypeGrammar.elementary(split.base) {
-            type = elementary
+            encoding = elementary
         } else if let index = structs.firstIndex(where: { equalSpan($0.name, split.base) }) {
-            type = .structure(index)
+            encoding = .structure(index)
         } else {
-            throw EIP712Error(.undefinedType(String(decoding: split.base, as: UTF8.self)), at: path)
+            return (nil, .undefinedType(String(decoding: split.base, as: UTF8.self)))
         }
-        for dimension in split.dimensions { type = .array(type, length: dimension) }
-        return type
+        for dimension in split.dimensions {
+            arrays.append(ArraySpec(element: encoding, length: dimension))
+            encoding = .array(arrays.count - 1)
+        }
+        return (encoding, nil)
     }
 
     private func checkDomainDeclaration(_ index: Int) throws(EIP712Error) {
         for (i, field) in fields[structs[index].fields].enumerated() {
-            let name = String(decoding: arena[Int(field.name.start)..<Int(field.name.end)], as: UTF8.self)
-            let type = String(decoding: arena[Int(field.typeName.start)..<Int(field.typeName.end)], as: UTF8.self)
-            guard EIP712Schema.canonicalDomainFields.contains(where: { $0.name == name && $0.type == type }) else {
-                throw EIP712Error(.nonStandardDomainField(name), at: [.key("types"), .key(EIP712Schema.domainTypeName), .index(i)])
+            let canonical = EIP712Schema.canonicalDomainFields.contains { entry in
+                var name = entry.name
+                var type = entry.type
+                return name.withUTF8 { equalSpan(field.name, $0) } && type.withUTF8 { equalSpan(field.typeName, $0) }
+            }
+            guard canonical else {
+                throw EIP712Error(
+                    .nonStandardDomainField(text(field.name)), at: [.key("types"), .key(EIP712Schema.domainTypeName), .index(i)])
             }
         }
     }
@@ -144,21 +165,29 @@ struct SchemaCompiler {
 
 /// `encodeType` and `typeHash`.
 enum TypeHasher {
+    static func structIndex(_ encoding: Encoding, arrays: [ArraySpec]) -> Int? {
+        switch encoding {
+        case .structure(let index): index
+        case .array(let index): structIndex(arrays[index].element, arrays: arrays)
+        default: nil
+        }
+    }
+
     /// Feeds the `encodeType` bytes of struct `index` to `sink`, piece by piece.
     static func encodeType(
-        _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arena: [UInt8],
-        _ sink: (UnsafeRawBufferPointer) -> Void
+        _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arrays: [ArraySpec],
+        arena: [UInt8], _ sink: (UnsafeRawBufferPointer) -> Void
     ) {
         var seen = [Bool](repeating: false, count: structs.count)
         seen[index] = true
         var stack = [index]
-        var dependencies: [Int] = []
+        var order = [index]
         while let next = stack.popLast() {
             for field in fields[structs[next].fields] {
-                if let referenced = field.type.structIndex, !seen[referenced] {
+                if let referenced = structIndex(field.encoding, arrays: arrays), !seen[referenced] {
                     seen[referenced] = true
                     stack.append(referenced)
-                    dependencies.append(referenced)
+                    order.append(referenced)
                 }
             }
         }
@@ -166,39 +195,37 @@ enum TypeHasher {
             func slice(_ span: EIP712Schema.Span) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: bytes[Int(span.start)..<Int(span.end)])
             }
-            dependencies.sort { slice(structs[$0].name).lexicographicallyPrecedes(slice(structs[$1].name)) }
-            let open: StaticString = "("
-            let close: StaticString = ")"
-            let space: StaticString = " "
-            let comma: StaticString = ","
-            func emit(_ s: StaticString) { sink(UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)) }
-            for structIndex in [index] + dependencies {
+            order[1...].sort { slice(structs[$0].name).lexicographicallyPrecedes(slice(structs[$1].name)) }
+            let punctuation: StaticString = "( ,)"
+            func emit(_ offset: Int) { sink(UnsafeRawBufferPointer(start: punctuation.utf8Start + offset, count: 1)) }
+            for structIndex in order {
                 sink(slice(structs[structIndex].name))
-                emit(open)
+                emit(0)
                 for (i, field) in fields[structs[structIndex].fields].enumerated() {
-                    if i > 0 { emit(comma) }
+                    if i > 0 { emit(2) }
                     sink(slice(field.typeName))
-                    emit(space)
+                    emit(1)
                     sink(slice(field.name))
                 }
-                emit(close)
+                emit(3)
             }
         }
     }
 
     /// Computes the type hash of every struct reachable from `roots`.
     static func hashReachable(
-        from roots: [Int], structs: inout [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arena: [UInt8]
+        from roots: [Int], structs: inout [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec],
+        arrays: [ArraySpec], arena: [UInt8]
     ) {
         var seen = [Bool](repeating: false, count: structs.count)
         var stack = roots
         for root in roots { seen[root] = true }
         while let next = stack.popLast() {
             var hasher = Keccak256.Hasher()
-            encodeType(next, structs: structs, fields: fields, arena: arena) { hasher.update($0) }
+            encodeType(next, structs: structs, fields: fields, arrays: arrays, arena: arena) { hasher.update($0) }
             structs[next].typeHash = hasher.finalize()
             for field in fields[structs[next].fields] {
-                if let referenced = field.type.structIndex, !seen[referenced] {
+                if let referenced = structIndex(field.encoding, arrays: arrays), !seen[referenced] {
                     seen[referenced] = true
                     stack.append(referenced)
                 }

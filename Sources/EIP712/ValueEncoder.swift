@@ -27,7 +27,7 @@ struct ValueEncoder {
                 throw EIP712Error(.missing, at: [.key(String(decoding: name, as: UTF8.self))])
             }
             do {
-                hasher.update(try encode(field.type, fieldValue))
+                hasher.update(try encode(field.encoding, fieldValue))
             } catch {
                 throw error.under(.key(String(decoding: name, as: UTF8.self)))
             }
@@ -43,8 +43,8 @@ struct ValueEncoder {
         return hasher.finalize()
     }
 
-    func encode(_ type: FieldType, _ value: JSONNode) throws(EIP712Error) -> Bytes32 {
-        switch type {
+    func encode(_ encoding: Encoding, _ value: JSONNode) throws(EIP712Error) -> Bytes32 {
+        switch encoding {
         case .uint(let bits):
             try requireInteger(value)
             return try value.withUTF8 { (text) throws(EIP712Error) in
@@ -86,7 +86,9 @@ struct ValueEncoder {
             return value.withUTF8 { Keccak256.hash(UnsafeRawBufferPointer($0)) }
         case .structure(let index):
             return try hashStruct(index, value)
-        case .array(let element, let length):
+        case .array(let arrayIndex):
+            let element = schema.arrays[arrayIndex].element
+            let length = schema.arrays[arrayIndex].length
             guard value.kind == .array else { throw EIP712Error(.wrongKind(expected: "array", actual: value.kindName)) }
             if let length, value.count != length {
                 throw EIP712Error(.arrayLength(expected: length, actual: value.count))

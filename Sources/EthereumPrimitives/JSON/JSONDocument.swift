@@ -162,6 +162,11 @@ public struct JSONNode: Sendable {
         return key.withUTF8 { member(utf8: $0) }
     }
 
+    /// The member named by a literal key when this is an object.
+    @inlinable public func member(_ key: StaticString) -> JSONNode? {
+        member(utf8: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+    }
+
     /// The member whose key is `key` (UTF-8) when this is an object.
     @inlinable public func member(utf8 key: UnsafeBufferPointer<UInt8>) -> JSONNode? {
         for (k, v) in members where k.equals(utf8: key) { return v }
