@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+
+/// The outside world of a command: standard input, standard output, standard error and the
+/// environment.
+///
+/// ``SignerKitCommandLine/main()`` uses ``StandardCommandIO``; tests pass an in-memory
+/// implementation to ``SignerKitCommandLine/run(_:io:)`` and inspect what was written. Commands
+/// never touch the process's stdio directly. Files named on the command line are read from the
+/// file system, not through this protocol.
+public protocol CommandIO: Sendable {
+    /// Reads standard input to its end (after any lines already taken by
+    /// ``readStandardInputLine()``).
+    func readStandardInput() throws -> [UInt8]
+
+    /// The next line of standard input without its `\n`, or `nil` at the end. A last line without
+    /// a terminator is still returned.
+    func readStandardInputLine() throws -> [UInt8]?
+
+    /// Writes `text` to standard output as is (callers add the newline).
+    func writeStandardOutput(_ text: String)
+
+    /// Writes `text` to standard error as is (callers add the newline).
+    func writeStandardError(_ text: String)
+
+    /// The environment variables.
+    var environment: [String: String] { get }
+}
+
+/// Why standard input could not be read.
+public struct StandardInputError: Error, Sendable, CustomStringConvertible {
+    /// The `errno` text.
+    public let reason: String
+
+    /// `read failed: <reason>`.
+    public var description: String { "read failed: \(reason)" }
+}
+
+/// The process's real file descriptors 0, 1 and 2 and its environment.
+///
+/// Output is written with `write(2)` straight away (no buffering), so nothing is lost when the
+/// process exits. Reading is safe from several tasks; lines and whole-input reads share one
+/// buffer.
+public final class StandardCommandIO: CommandIO {
+    private struct InputState {
+        var buffer: [UInt8] = []
+        var start = 0
+        var atEnd = false
+    }
+
+    private let input = Mutex(InputState())
+
+    /// The process environment, captured at creation.
+    public let environment: [String: String]
+
+    /// Wraps the current process's stdio.
+    public init() {
+        environment = ProcessInfo.processInfo.environment
+    }
+
+    /// Reads fd 0 to its end.
+    public func readStandardInput() throws -> [UInt8] {
+        try input.withLock { (state: inout InputState) throws(StandardInputError) -> [UInt8] in
+            while !state.atEnd { try Self.fill(&state) }
+            let rest = Array(state.buffer[state.start...])
+            state.buffer = []
+            state.start = 0
+            return rest
+        }
+    }
+
+    /// Reads fd 0 up to the next newline.
+    public func readStandardInputLine() throws -> [UInt8]? {
+        try input.withLock { (state: inout InputState) throws(StandardInputError) -> [UInt8]? in
+            var searchFrom = state.start
+            while true {
+                if let newline = state.buffer[searchFrom...].firstIndex(of: 0x0A) {
+                    let line = Array(state.buffer[state.start..<newline])
+                    state.start = newline + 1
+                    if state.start > 65_536 {
+                        state.buffer.removeSubrange(0..<state.start)
+                        state.start = 0
+                    }
+                    return line
+                }
+                if state.atEnd {
+                    guard state.start < state.buffer.count else { return nil }
+                    let line = Array(state.buffer[state.start...])
+                    state.buffer = []
+                    state.start = 0
+                    return line
+                }
+                searchFrom = state.buffer.count
+                try Self.fill(&state)
+            }
+        }
+    }
+
+    /// Writes to fd 1.
+    public func writeStandardOutput(_ text: String) { Self.write(text, to: STDOUT_FILENO) }
+
+    /// Writes to fd 2.
+    public func writeStandardError(_ text: String) { Self.write(text, to: STDERR_FILENO) }
+
+    /// Appends one read(2) of up to 64 KiB to the buffer, or marks the end.
+    private static func fill(_ state: inout InputState) throws(StandardInputError) {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count > 0 {
+                state.buffer.append(contentsOf: chunk[0..<count])
+                return
+            }
+            if count == 0 {
+                state.atEnd = true
+                return
+            }
+            if errno == EINTR { continue }
+            throw StandardInputError(reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Writes all bytes, retrying short writes; gives up silently if the descriptor is closed.
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Reading and creating files with `errno`-precise, one-line error messages
+/// (`<path>: no such file`, `<path>: permission denied`, …).
+enum FileAccess {
+    /// Reads the whole file at `path`.
+    ///
+    /// - Throws: 65 `<path>: no such file` (and similar) when it cannot be opened or read.
+    static func readAll(_ path: String) throws(CommandFailure) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(path, errno: errno) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes.append(contentsOf: chunk[0..<count])
+            } else if count == 0 {
+                return bytes
+            } else if errno != EINTR {
+                throw failure(path, errno: errno)
+            }
+        }
+    }
+
+    /// Opens `path` for reading: the descriptor, which the caller closes.
+    static func openForReading(_ path: String) throws(CommandFailure) -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(path, errno: errno) }
+        return descriptor
+    }
+
+    /// Creates `path`, which must not exist, with permissions `mode` (exactly, regardless of the
+    /// umask), and returns the open descriptor, which the caller closes.
+    static func createExclusive(_ path: String, mode: mode_t) throws(CommandFailure) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw failure(path, errno: errno) }
+        guard fchmod(descriptor, mode) == 0 else {
+            let error = errno
+            close(descriptor)
+            unlink(path)
+            throw failure(path, errno: error)
+        }
+        return descriptor
+    }
+
+    /// Writes the whole buffer; false on error.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written > 0 {
+                offset += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// `<path>: <reason>` for an `errno`, the path shown through ``TextSafety/displayArgument(_:)``.
+    static func failure(_ path: String, errno code: Int32) -> CommandFailure {
+        .invalidInput("\(TextSafety.displayArgument(path)): \(reason(errno: code))")
+    }
+
+    /// A short lower-case reason for common `errno` values.
+    static func reason(errno code: Int32) -> String {
+        switch code {
+        case ENOENT, ENOTDIR: "no such file"
+        case EACCES, EPERM: "permission denied"
+        case EISDIR: "is a directory"
+        case EEXIST: "already exists"
+        case ENAMETOOLONG: "file name too long"
+        default: String(cString: strerror(code)).lowercased()
+        }
+    }
+}

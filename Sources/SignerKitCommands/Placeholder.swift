@@ -1,1 +1,0 @@
-/// SignerKitCommands module.

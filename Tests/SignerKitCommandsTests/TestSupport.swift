@@ -1,0 +1,223 @@
+import EthereumPrimitives
+import Foundation
+import Synchronization
+import Testing
+
+@testable import SignerKitCommands
+
+/// An in-memory ``CommandIO``: stdin from a byte array, stdout and stderr captured.
+final class CapturedIO: CommandIO {
+    private struct State {
+        var input: [UInt8]
+        var offset = 0
+        var output = ""
+        var error = ""
+    }
+
+    private let state: Mutex<State>
+    let environment: [String: String]
+
+    init(stdin: [UInt8] = [], environment: [String: String] = [:]) {
+        state = Mutex(State(input: stdin))
+        self.environment = environment
+    }
+
+    func readStandardInput() throws -> [UInt8] {
+        state.withLock { state in
+            let rest = Array(state.input[state.offset...])
+            state.offset = state.input.count
+            return rest
+        }
+    }
+
+    func readStandardInputLine() throws -> [UInt8]? {
+        state.withLock { state -> [UInt8]? in
+            guard state.offset < state.input.count else { return nil }
+            let rest = state.input[state.offset...]
+            if let newline = rest.firstIndex(of: 0x0A) {
+                state.offset = newline + 1
+                return Array(state.input[rest.startIndex..<newline])
+            }
+            state.offset = state.input.count
+            return Array(rest)
+        }
+    }
+
+    func writeStandardOutput(_ text: String) { state.withLock { $0.output += text } }
+    func writeStandardError(_ text: String) { state.withLock { $0.error += text } }
+
+    var output: String { state.withLock { $0.output } }
+    var error: String { state.withLock { $0.error } }
+}
+
+/// What one invocation produced.
+struct CommandResult: CustomStringConvertible {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    /// stdout split into lines (the final newline does not make an empty line).
+    var stdoutLines: [String] { Self.lines(stdout) }
+    /// stderr split into lines.
+    var stderrLines: [String] { Self.lines(stderr) }
+
+    static func lines(_ text: String) -> [String] {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    var description: String { "status \(status)\nstdout: \(stdout.debugDescription)\nstderr: \(stderr.debugDescription)" }
+}
+
+/// Runs `signerkit` in-process.
+func signerkit(_ arguments: [String], stdin: String = "") async -> CommandResult {
+    await signerkit(arguments, stdinBytes: Array(stdin.utf8))
+}
+
+/// Runs `signerkit` in-process with raw stdin bytes.
+func signerkit(_ arguments: [String], stdinBytes: [UInt8]) async -> CommandResult {
+    let io = CapturedIO(stdin: stdinBytes)
+    let status = await SignerKitCommandLine.run(arguments, io: io)
+    return CommandResult(status: status, stdout: io.output, stderr: io.error)
+}
+
+/// Checks the success contract: status 0, exactly `lines` on stdout, nothing on stderr.
+func expectSuccess(_ result: CommandResult, _ lines: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.status == ExitCode.success.rawValue, "\(result)", sourceLocation: sourceLocation)
+    #expect(result.stdoutLines == lines, "\(result)", sourceLocation: sourceLocation)
+    #expect(result.stderr.isEmpty, "\(result)", sourceLocation: sourceLocation)
+}
+
+/// Checks the invalid-input contract: status 65, nothing on stdout, exactly one stderr line
+/// `error: …` containing every fragment.
+func expectInvalid(_ result: CommandResult, _ fragments: String..., sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.status == ExitCode.invalidInput.rawValue, "\(result)", sourceLocation: sourceLocation)
+    #expect(result.stdout.isEmpty, "\(result)", sourceLocation: sourceLocation)
+    #expect(result.stderr.hasSuffix("\n"), "\(result)", sourceLocation: sourceLocation)
+    let lines = result.stderrLines
+    #expect(lines.count == 1, "\(result)", sourceLocation: sourceLocation)
+    #expect(lines.first?.hasPrefix("error: ") == true, "\(result)", sourceLocation: sourceLocation)
+    for fragment in fragments {
+        #expect(result.stderr.contains(fragment), "expected \(fragment.debugDescription) in \(result)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Fixture files and the vector rows copied from the shared ground truth.
+enum Fixtures {
+    static var directory: URL { Bundle.module.resourceURL!.appendingPathComponent("Fixtures") }
+
+    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    static func text(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+
+    static func rows(_ name: String) throws -> [JSONValue] {
+        try text(name).split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+    }
+
+    static var typedDataVectors: [TypedDataVector] {
+        get throws { try rows("eip712_vectors.jsonl").map(TypedDataVector.init) }
+    }
+
+    static var personalVectors: [PersonalVector] {
+        get throws { try rows("personal_sign_vectors.jsonl").map(PersonalVector.init) }
+    }
+
+    /// The digest of ronin_order.json (from the shared vectors README).
+    static let roninDigest = "0x38859f04b0793cec13bb31f84aa8663a99b48ea14c690e24574fabdd5643320d"
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// A row of eip712.jsonl.
+struct TypedDataVector: CustomTestStringConvertible {
+    let name, typedDataJSON, privateKey, address, domainSeparator, structHash, digest, signature: String
+
+    init(_ row: JSONValue) throws {
+        func field(_ key: String) throws -> String {
+            guard let value = row[key]?.stringValue else { throw FixtureError(description: "missing \(key)") }
+            return value
+        }
+        guard let typedData = row["typedData"] else { throw FixtureError(description: "missing typedData") }
+        name = try field("name")
+        typedDataJSON = typedData.serialized
+        privateKey = try field("privateKey")
+        address = try field("address")
+        domainSeparator = try field("domainSeparator")
+        structHash = try field("structHash")
+        digest = try field("digest")
+        signature = try field("signature")
+    }
+
+    var testDescription: String { name }
+}
+
+/// A row of personal_sign.jsonl.
+struct PersonalVector: CustomTestStringConvertible {
+    let name, encoding, message, privateKey, address, digest, signature: String
+
+    init(_ row: JSONValue) throws {
+        func field(_ key: String) throws -> String {
+            guard let value = row[key]?.stringValue else { throw FixtureError(description: "missing \(key)") }
+            return value
+        }
+        name = try field("name")
+        encoding = try field("messageEncoding")
+        message = try field("message")
+        privateKey = try field("privateKey")
+        address = try field("address")
+        digest = try field("digest")
+        signature = try field("signature")
+    }
+
+    /// `--text M` or `--hex M`.
+    var messageArguments: [String] { [encoding == "hex" ? "--hex" : "--text", message] }
+
+    var testDescription: String { name }
+}
+
+/// A fresh temporary directory, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("signerkit-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes `contents` to `name` and returns the path.
+    @discardableResult
+    func write(_ name: String, _ contents: String) throws -> String {
+        let path = path(name)
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Writes raw bytes to `name` and returns the path.
+    @discardableResult
+    func write(_ name: String, bytes: [UInt8]) throws -> String {
+        let path = path(name)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}
+
+/// The hex digits of a private key without `0x`, lower case, for leak checks.
+func keyDigits(_ key: String) -> String {
+    String(key.lowercased().dropFirst(key.hasPrefix("0x") ? 2 : 0))
+}
+
+/// Checks that neither output stream contains the key's digits (in either case).
+func expectNoKeyMaterial(_ result: CommandResult, key: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let digits = keyDigits(key)
+    let all = (result.stdout + result.stderr).lowercased()
+    #expect(!all.contains(digits), "key material in output: \(result)", sourceLocation: sourceLocation)
+    // Nor a long piece of it (e.g. a prefix echoed in an error).
+    #expect(!all.contains(String(digits.prefix(16))), "key material in output: \(result)", sourceLocation: sourceLocation)
+}
