@@ -176,7 +176,14 @@ void sk_keccak256_update(sk_keccak256_ctx *ctx, const uint8_t *data, size_t len)
     while (len > 0) {
         size_t take = SK_KECCAK256_RATE - pos;
         if (take > len) take = len;
-        for (size_t i = 0; i < take; i++) bytes[pos + i] ^= data[i];
+        size_t i = 0;
+        /* bytes up to a lane boundary, whole lanes, then the tail */
+        while (i < take && ((pos + i) & 7) != 0) { bytes[pos + i] ^= data[i]; i++; }
+        while (i + 8 <= take) {
+            ctx->state[(pos + i) >> 3] ^= load_le64(data + i);
+            i += 8;
+        }
+        while (i < take) { bytes[pos + i] ^= data[i]; i++; }
         pos += take;
         data += take;
         len -= take;

@@ -30,12 +30,18 @@ struct JSONTapeBuilder {
     }
 
     @inline(__always) private mutating func skipWhitespace() {
-        while position < input.count {
-            switch input[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
-            default: return
+        var p = position
+        let count = input.count
+        let base = input.baseAddress
+        while p < count, let base {
+            switch base[p] {
+            case 0x20, 0x0A, 0x0D, 0x09: p += 1
+            default:
+                position = p
+                return
             }
         }
+        position = p
     }
 
     @inline(__always) private mutating func appendScalar(_ kind: JSONKind, start: Int, end: Int, flag: Bool = false) {
@@ -207,26 +213,45 @@ struct JSONTapeBuilder {
 
     private mutating func parseString() throws(JSONParseError) {
         let quote = position
-        position += 1
-        let contentStart = position
+        let contentStart = position + 1
+        let base = input.baseAddress!
+        let count = input.count
+        var p = contentStart
         var nonASCII = false
-        while position < input.count {
-            let c = input[position]
+        // Skip 8 plain bytes at a time: no quote, backslash, control character or non-ASCII byte.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while p + 8 <= count {
+            let word = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
+            let quoteBits = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special =
+                ((quoteBits &- ones) & ~quoteBits) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                | word
+            if special & highs != 0 { break }
+            p += 8
+        }
+        while p < count {
+            let c = base[p]
             if c == UInt8(ascii: "\"") {
-                if nonASCII && !UTF8Validation.isValid(UnsafeBufferPointer(rebasing: input[contentStart..<position])) {
+                if nonASCII && !UTF8Validation.isValid(UnsafeBufferPointer(start: base + contentStart, count: p - contentStart)) {
                     throw fail("invalid UTF-8 in string", at: quote)
                 }
-                appendScalar(.string, start: contentStart, end: position)
-                position += 1
+                appendScalar(.string, start: contentStart, end: p)
+                position = p + 1
                 return
             }
             if c == UInt8(ascii: "\\") {
+                position = p
                 try parseEscapedString(contentStart: contentStart, quote: quote)
                 return
             }
-            guard c >= 0x20 else { throw fail("control character in string") }
+            guard c >= 0x20 else {
+                position = p
+                throw fail("control character in string")
+            }
             if c >= 0x80 { nonASCII = true }
-            position += 1
+            p += 1
         }
         throw fail("unterminated string", at: quote)
     }
