@@ -135,7 +135,9 @@ public struct EIP712Schema: Sendable {
     /// `hashStruct` of `value` as struct number `index`.
     public func hashStruct(index: Int, _ value: JSONNode) throws(EIP712Error) -> Bytes32 {
         try arena.withUnsafeBufferPointer { (names) throws(EIP712Error) in
-            try ValueEncoder(schema: self, names: names).hashStruct(index, value)
+            try withExtendedLifetime(value.document) { () throws(EIP712Error) in
+                try ValueEncoder(schema: self, names: names, document: value.document).hashStruct(index, value.index)
+            }
         }
     }
 }

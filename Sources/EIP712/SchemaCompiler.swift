@@ -10,7 +10,12 @@ struct SchemaCompiler {
     private var declarations: [JSONNode?] = []
     private var derivedDomainFields: [(name: String, type: String)] = []
 
-    init() { arena.reserveCapacity(512) }
+    private static let nameStorage: StaticString = "name"
+    private static let typeStorage: StaticString = "type"
+    static var nameKey: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: nameStorage.utf8Start, count: 4) }
+    static var typeKey: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: typeStorage.utf8Start, count: 4) }
+
+    init() {}
 
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> EIP712Schema.Span {
         let start = Int32(arena.count)
@@ -32,6 +37,7 @@ struct SchemaCompiler {
             throw EIP712Error(.wrongKind(expected: "object", actual: types.kindName), at: [.key("types")])
         }
         structs.reserveCapacity(types.count + 1)
+        arena.reserveCapacity(types.sourceLength + 64)
         declarations.reserveCapacity(types.count + 1)
         var hasDomain = false
         for (key, value) in types.members {
@@ -79,6 +85,7 @@ struct SchemaCompiler {
     private mutating func resolveFields(of index: Int) throws(EIP712Error) {
         let first = fields.count
         guard let list = declarations[index] else {
+            // A domain derived from the domain object's keys (no EIP712Domain declared).
             for field in derivedDomainFields {
                 let name = append(field.name)
                 let typeName = append(field.type)
@@ -94,32 +101,40 @@ struct SchemaCompiler {
         guard list.kind == .array else {
             throw EIP712Error(.wrongKind(expected: "array", actual: list.kindName), at: path())
         }
-        for (i, entry) in list.elements.enumerated() {
-            guard entry.kind == .object else {
-                throw EIP712Error(.wrongKind(expected: "object", actual: entry.kindName), at: path(.index(i)))
+        let document = list.document
+        var entry = list.index + 1
+        for i in 0..<document.count(at: list.index) {
+            defer { entry = document.next(after: entry) }
+            guard document.kind(at: entry) == .object else {
+                throw EIP712Error(.wrongKind(expected: "object", actual: document.node(at: entry).kindName), at: path(.index(i)))
             }
-            guard let nameNode = entry.member("name") else {
+            guard let nameIndex = document.member(of: entry, utf8: Self.nameKey) else {
                 throw EIP712Error(.missing, at: path(.index(i), .key("name")))
             }
-            guard nameNode.kind == .string, nameNode.withUTF8({ !$0.isEmpty }) else {
+            let nameBytes = document.unsafeUTF8(at: nameIndex)
+            guard document.kind(at: nameIndex) == .string, !nameBytes.isEmpty else {
                 throw EIP712Error(
-                    .wrongKind(expected: "non-empty string", actual: nameNode.kindName), at: path(.index(i), .key("name")))
+                    .wrongKind(expected: "non-empty string", actual: document.node(at: nameIndex).kindName),
+                    at: path(.index(i), .key("name")))
             }
-            guard let typeNode = entry.member("type") else {
+            guard let typeIndex = document.member(of: entry, utf8: Self.typeKey) else {
                 throw EIP712Error(.missing, at: path(.index(i), .key("type")))
             }
-            guard typeNode.kind == .string else {
-                throw EIP712Error(.wrongKind(expected: "string", actual: typeNode.kindName), at: path(.index(i), .key("type")))
+            guard document.kind(at: typeIndex) == .string else {
+                throw EIP712Error(
+                    .wrongKind(expected: "string", actual: document.node(at: typeIndex).kindName), at: path(.index(i), .key("type")))
             }
-            for earlier in fields[first...] where nameNode.withUTF8({ equalSpan(earlier.name, $0) }) {
-                throw EIP712Error(.duplicateField(nameNode.stringValue ?? ""), at: path(.index(i), .key("name")))
+            let typeBytes = document.unsafeUTF8(at: typeIndex)
+            for earlier in fields[first...] where equalSpan(earlier.name, nameBytes) {
+                throw EIP712Error(.duplicateField(String(decoding: nameBytes, as: UTF8.self)), at: path(.index(i), .key("name")))
             }
-            let resolved = typeNode.withUTF8 { resolve($0) }
+            let resolved = resolve(typeBytes)
             guard let encoding = resolved.encoding else {
-                throw EIP712Error(resolved.problem ?? .invalidType(typeNode.stringValue ?? ""), at: path(.index(i), .key("type")))
+                throw EIP712Error(
+                    resolved.problem ?? .invalidType(String(decoding: typeBytes, as: UTF8.self)), at: path(.index(i), .key("type")))
             }
-            let name = nameNode.withUTF8 { append($0) }
-            let typeName = typeNode.withUTF8 { append($0) }
+            let name = append(nameBytes)
+            let typeName = append(typeBytes)
             fields.append(EIP712Schema.FieldSpec(name: name, typeName: typeName, encoding: encoding))
         }
         structs[index].fields = first..<fields.count
@@ -191,25 +206,26 @@ enum TypeHasher {
                 }
             }
         }
+        var text: [UInt8] = []
+        text.reserveCapacity(256)
         arena.withUnsafeBytes { bytes in
             func slice(_ span: EIP712Schema.Span) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: bytes[Int(span.start)..<Int(span.end)])
             }
             order[1...].sort { slice(structs[$0].name).lexicographicallyPrecedes(slice(structs[$1].name)) }
-            let punctuation: StaticString = "( ,)"
-            func emit(_ offset: Int) { sink(UnsafeRawBufferPointer(start: punctuation.utf8Start + offset, count: 1)) }
             for structIndex in order {
-                sink(slice(structs[structIndex].name))
-                emit(0)
+                text.append(contentsOf: slice(structs[structIndex].name))
+                text.append(UInt8(ascii: "("))
                 for (i, field) in fields[structs[structIndex].fields].enumerated() {
-                    if i > 0 { emit(2) }
-                    sink(slice(field.typeName))
-                    emit(1)
-                    sink(slice(field.name))
+                    if i > 0 { text.append(UInt8(ascii: ",")) }
+                    text.append(contentsOf: slice(field.typeName))
+                    text.append(UInt8(ascii: " "))
+                    text.append(contentsOf: slice(field.name))
                 }
-                emit(3)
+                text.append(UInt8(ascii: ")"))
             }
         }
+        text.withUnsafeBytes(sink)
     }
 
     /// Computes the type hash of every struct reachable from `roots`.

@@ -1,76 +1,83 @@
 import EthereumPrimitives
 
-/// `encodeData` / `hashStruct` over JSON nodes. Strict: every declared member present, no undeclared
+/// `encodeData` / `hashStruct` over one JSON document. Strict: every declared member present, no undeclared
 /// member, JSON kinds as the type requires, integers range-checked, addresses checksum-checked.
+///
+/// Works on node indices of a document it holds, so the hot loop does no reference counting.
 struct ValueEncoder {
     let schema: EIP712Schema
     /// The schema's arena (field names), for comparing keys without allocating.
     let names: UnsafeBufferPointer<UInt8>
+    let document: JSONDocument
 
-    func hashStruct(_ index: Int, _ value: JSONNode) throws(EIP712Error) -> Bytes32 {
-        guard value.kind == .object else { throw EIP712Error(.wrongKind(expected: "object", actual: value.kindName)) }
-        let spec = schema.structs[index]
+    @inline(__always) private func name(_ field: EIP712Schema.FieldSpec) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: names[Int(field.name.start)..<Int(field.name.end)])
+    }
+
+    private func kindError(_ expected: String, _ index: Int) -> EIP712Error {
+        EIP712Error(.wrongKind(expected: expected, actual: JSONValue.kindName(of: document.kind(at: index))))
+    }
+
+    func hashStruct(_ structIndex: Int, _ value: Int) throws(EIP712Error) -> Bytes32 {
+        guard document.kind(at: value) == .object else { throw kindError("object", value) }
+        let spec = schema.structs[structIndex]
         var hasher = Keccak256.Hasher()
-        hasher.update(schema.typeHash(index))
-        var members = value.members.makeIterator()
-        var pending = members.next()
+        hasher.update(schema.typeHash(structIndex))
+        let memberCount = document.count(at: value)
+        var cursor = value + 1  // key node of the next member in document order
+        var consumed = 0
         for fieldIndex in spec.fields {
             let field = schema.fields[fieldIndex]
-            let name = UnsafeBufferPointer(rebasing: names[Int(field.name.start)..<Int(field.name.end)])
-            let fieldValue: JSONNode
-            if let (key, candidate) = pending, key.equals(utf8: name) {
-                fieldValue = candidate
-                pending = members.next()
-            } else if let found = value.member(utf8: name) {
+            let key = name(field)
+            let fieldValue: Int
+            if consumed < memberCount && document.string(at: cursor, equals: key) {
+                fieldValue = cursor + 1
+                cursor = document.next(after: cursor + 1)
+                consumed += 1
+            } else if let found = document.member(of: value, utf8: key) {
                 fieldValue = found
             } else {
-                throw EIP712Error(.missing, at: [.key(String(decoding: name, as: UTF8.self))])
+                throw EIP712Error(.missing, at: [.key(String(decoding: key, as: UTF8.self))])
             }
             do {
                 hasher.update(try encode(field.encoding, fieldValue))
             } catch {
-                throw error.under(.key(String(decoding: name, as: UTF8.self)))
+                throw error.under(.key(String(decoding: key, as: UTF8.self)))
             }
         }
-        if value.count != spec.fields.count {
-            for (key, _) in value.members {
-                let declared = schema.fields[spec.fields].contains { field in
-                    key.equals(utf8: UnsafeBufferPointer(rebasing: names[Int(field.name.start)..<Int(field.name.end)]))
+        if memberCount != spec.fields.count {
+            var keyIndex = value + 1
+            for _ in 0..<memberCount {
+                let declared = schema.fields[spec.fields].contains { document.string(at: keyIndex, equals: name($0)) }
+                if !declared {
+                    throw EIP712Error(.unexpectedField, at: [.key(String(decoding: document.unsafeUTF8(at: keyIndex), as: UTF8.self))])
                 }
-                if !declared { throw EIP712Error(.unexpectedField, at: [.key(key.stringValue ?? "")]) }
+                keyIndex = document.next(after: keyIndex + 1)
             }
         }
         return hasher.finalize()
     }
 
-    func encode(_ encoding: Encoding, _ value: JSONNode) throws(EIP712Error) -> Bytes32 {
+    func encode(_ encoding: Encoding, _ value: Int) throws(EIP712Error) -> Bytes32 {
         switch encoding {
         case .uint(let bits):
-            try requireInteger(value)
-            return try value.withUTF8 { (text) throws(EIP712Error) in
-                do throws(IntegerTextError) {
-                    return try SignedMagnitude(utf8: text).uintWord(bits: bits, text: String(decoding: text, as: UTF8.self))
-                } catch { throw EIP712Error(.integer(Self.relabel(error, type: "uint\(bits)"))) }
-            }
+            let text = try integerText(value)
+            do throws(IntegerTextError) {
+                return try SignedMagnitude(utf8: text).uintWord(bits: bits, text: String(decoding: text, as: UTF8.self))
+            } catch { throw EIP712Error(.integer(Self.relabel(error, type: "uint\(bits)"))) }
         case .int(let bits):
-            try requireInteger(value)
-            return try value.withUTF8 { (text) throws(EIP712Error) in
-                do throws(IntegerTextError) {
-                    return try SignedMagnitude(utf8: text).intWord(bits: bits, text: String(decoding: text, as: UTF8.self))
-                } catch { throw EIP712Error(.integer(Self.relabel(error, type: "int\(bits)"))) }
-            }
+            let text = try integerText(value)
+            do throws(IntegerTextError) {
+                return try SignedMagnitude(utf8: text).intWord(bits: bits, text: String(decoding: text, as: UTF8.self))
+            } catch { throw EIP712Error(.integer(Self.relabel(error, type: "int\(bits)"))) }
         case .bool:
-            guard let flag = value.boolValue else {
-                throw EIP712Error(.wrongKind(expected: "boolean", actual: value.kindName))
-            }
+            guard let flag = document.bool(at: value) else { throw kindError("boolean", value) }
             var word = Bytes32.zero
             if flag { word[31] = 1 }
             return word
         case .address:
-            try requireString(value, "address string")
-            return try value.withUTF8 { (text) throws(EIP712Error) in
-                do throws(AddressError) { return try Address(utf8: text).word } catch { throw EIP712Error(.address(error)) }
-            }
+            let text = try string(value, "address string")
+            do throws(AddressError) { return try Address(utf8: text).word } catch { throw EIP712Error(.address(error)) }
         case .fixedBytes(let n):
             let bytes = try hexBytes(value)
             guard bytes.count == n else { throw EIP712Error(.bytesLength(expected: n, actual: bytes.count)) }
@@ -82,24 +89,25 @@ struct ValueEncoder {
         case .bytes:
             return Keccak256.hash(try hexBytes(value))
         case .string:
-            try requireString(value, "string")
-            return value.withUTF8 { Keccak256.hash(UnsafeRawBufferPointer($0)) }
+            return Keccak256.hash(UnsafeRawBufferPointer(try string(value, "string")))
         case .structure(let index):
             return try hashStruct(index, value)
         case .array(let arrayIndex):
-            let element = schema.arrays[arrayIndex].element
-            let length = schema.arrays[arrayIndex].length
-            guard value.kind == .array else { throw EIP712Error(.wrongKind(expected: "array", actual: value.kindName)) }
-            if let length, value.count != length {
-                throw EIP712Error(.arrayLength(expected: length, actual: value.count))
+            let spec = schema.arrays[arrayIndex]
+            guard document.kind(at: value) == .array else { throw kindError("array", value) }
+            let count = document.count(at: value)
+            if let length = spec.length, count != length {
+                throw EIP712Error(.arrayLength(expected: length, actual: count))
             }
             var hasher = Keccak256.Hasher()
-            for (i, item) in value.elements.enumerated() {
+            var item = value + 1
+            for i in 0..<count {
                 do {
-                    hasher.update(try encode(element, item))
+                    hasher.update(try encode(spec.element, item))
                 } catch {
                     throw error.under(.index(i))
                 }
+                item = document.next(after: item)
             }
             return hasher.finalize()
         }
@@ -110,20 +118,19 @@ struct ValueEncoder {
         return error
     }
 
-    @inline(__always) private func requireInteger(_ value: JSONNode) throws(EIP712Error) {
-        guard value.kind == .number || value.kind == .string else {
-            throw EIP712Error(.wrongKind(expected: "integer", actual: value.kindName))
-        }
+    @inline(__always) private func integerText(_ value: Int) throws(EIP712Error) -> UnsafeBufferPointer<UInt8> {
+        let kind = document.kind(at: value)
+        guard kind == .number || kind == .string else { throw kindError("integer", value) }
+        return document.unsafeUTF8(at: value)
     }
 
-    @inline(__always) private func requireString(_ value: JSONNode, _ expected: String) throws(EIP712Error) {
-        guard value.kind == .string else { throw EIP712Error(.wrongKind(expected: expected, actual: value.kindName)) }
+    @inline(__always) private func string(_ value: Int, _ expected: String) throws(EIP712Error) -> UnsafeBufferPointer<UInt8> {
+        guard document.kind(at: value) == .string else { throw kindError(expected, value) }
+        return document.unsafeUTF8(at: value)
     }
 
-    private func hexBytes(_ value: JSONNode) throws(EIP712Error) -> [UInt8] {
-        try requireString(value, "0x-hex string")
-        return try value.withUTF8 { (text) throws(EIP712Error) in
-            do throws(HexError) { return try Hex.decode(utf8: text) } catch { throw EIP712Error(.hex(error)) }
-        }
+    private func hexBytes(_ value: Int) throws(EIP712Error) -> [UInt8] {
+        let text = try string(value, "0x-hex string")
+        do throws(HexError) { return try Hex.decode(utf8: text) } catch { throw EIP712Error(.hex(error)) }
     }
 }

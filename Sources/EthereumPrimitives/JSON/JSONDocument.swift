@@ -55,17 +55,20 @@ public final class JSONDocument: @unchecked Sendable {
 
     /// Parses UTF-8 JSON bytes.
     public init(bytes: [UInt8]) throws(JSONParseError) {
-        var builder = JSONTapeBuilder(capacityHint: bytes.count / 6 + 8, inputLength: bytes.count)
-        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) in
-            try builder.parse(buffer)
+        var builder = JSONTapeBuilder(capacityHint: bytes.count / 8 + 8, inputLength: bytes.count)
+        do {
+            try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) in
+                try builder.parse(buffer)
+            }
+        } catch {
+            builder.discard()
+            throw error
         }
         let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count + builder.unescaped.count))
         _ = text.initialize(from: bytes)
         _ = UnsafeMutableBufferPointer(rebasing: text[bytes.count...]).initialize(from: builder.unescaped)
-        let nodes = UnsafeMutableBufferPointer<Node>.allocate(capacity: builder.nodes.count)
-        _ = nodes.initialize(from: builder.nodes)
         self.text = text
-        self.nodes = nodes
+        self.nodes = builder.takeNodes()
     }
 
     private init(copying bytes: [UInt8], nodes source: [Node]) {
@@ -86,13 +89,56 @@ public final class JSONDocument: @unchecked Sendable {
 
     /// The top-level value.
     public var root: JSONNode { JSONNode(document: self, index: 0) }
+
+    // MARK: Index-based access, for hot loops that hold the document once (no per-node reference counting).
+
+    /// The kind of the value at node `index`.
+    @inlinable public func kind(at index: Int) -> JSONKind { nodes[index].kind }
+
+    /// The boolean at node `index`, if it is one.
+    @inlinable public func bool(at index: Int) -> Bool? { nodes[index].kind == .bool ? nodes[index].flag : nil }
+
+    /// Elements or members of the container at `index`.
+    @inlinable public func count(at index: Int) -> Int { Int(nodes[index].count) }
+
+    /// The node after the subtree at `index` (the next sibling, inside a container).
+    @inlinable public func next(after index: Int) -> Int { Int(nodes[index].next) }
+
+    /// The UTF-8 of the string content or number text at `index` (empty otherwise). The buffer is valid only
+    /// while this document is alive: keep a reference for as long as you use it.
+    @inlinable public func unsafeUTF8(at index: Int) -> UnsafeBufferPointer<UInt8> {
+        let n = nodes[index]
+        guard n.kind == .string || n.kind == .number else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: text.baseAddress! + Int(n.start), count: Int(n.end - n.start))
+    }
+
+    /// True when the string at `index` has exactly the bytes `key`.
+    @inlinable public func string(at index: Int, equals key: UnsafeBufferPointer<UInt8>) -> Bool {
+        let own = unsafeUTF8(at: index)
+        return own.count == key.count && (own.count == 0 || memcmpEqual(own.baseAddress!, key.baseAddress!, own.count))
+    }
+
+    /// The value index of the member `key` of the object at `index`, or nil.
+    @inlinable public func member(of index: Int, utf8 key: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard nodes[index].kind == .object else { return nil }
+        var keyIndex = index + 1
+        for _ in 0..<Int(nodes[index].count) {
+            if string(at: keyIndex, equals: key) { return keyIndex + 1 }
+            keyIndex = Int(nodes[keyIndex + 1].next)
+        }
+        return nil
+    }
+
+    /// A node view of `index`.
+    @inlinable public func node(at index: Int) -> JSONNode { JSONNode(document: self, index: index) }
 }
 
 /// A read-only view of one value inside a ``JSONDocument``.
 public struct JSONNode: Sendable {
     /// The document holding the value.
     public let document: JSONDocument
-    @usableFromInline let index: Int
+    /// The node's position in its document (see the index-based accessors of ``JSONDocument``).
+    public let index: Int
 
     @usableFromInline init(document: JSONDocument, index: Int) {
         self.document = document
@@ -133,6 +179,9 @@ public struct JSONNode: Sendable {
         guard node.kind == .number else { return nil }
         return withUTF8 { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// Length in bytes of this value's source text (containers: brackets included).
+    @inlinable public var sourceLength: Int { Int(node.end - node.start) }
 
     /// Number of elements (array) or members (object); 0 otherwise.
     @inlinable public var count: Int { Int(node.count) }

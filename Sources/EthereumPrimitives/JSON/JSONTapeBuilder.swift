@@ -1,6 +1,9 @@
 /// Recursive-descent parser writing a ``JSONDocument`` tape.
 struct JSONTapeBuilder {
-    var nodes: [JSONDocument.Node] = []
+    /// Node storage, grown by doubling; ownership passes to the document (``takeNodes()``).
+    private var storage: UnsafeMutablePointer<JSONDocument.Node>
+    private var capacity: Int
+    private(set) var nodeCount = 0
     var unescaped: [UInt8] = []
     private var input = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var position = 0
@@ -11,9 +14,34 @@ struct JSONTapeBuilder {
     private let unescapedBase: Int
 
     init(capacityHint: Int, inputLength: Int) {
-        nodes.reserveCapacity(capacityHint)
+        capacity = max(16, capacityHint)
+        storage = .allocate(capacity: capacity)
         unescapedBase = inputLength
     }
+
+    /// The nodes as an exactly-sized buffer owned by the caller; the builder must not be used afterwards.
+    func takeNodes() -> UnsafeMutableBufferPointer<JSONDocument.Node> {
+        UnsafeMutableBufferPointer(start: storage, count: nodeCount)
+    }
+
+    /// Frees the node storage (after a parse error).
+    func discard() { storage.deallocate() }
+
+    @inline(__always) private mutating func push(_ node: JSONDocument.Node) {
+        if nodeCount == capacity { grow() }
+        (storage + nodeCount).initialize(to: node)
+        nodeCount += 1
+    }
+
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<JSONDocument.Node>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: storage, count: nodeCount)
+        storage.deallocate()
+        storage = bigger
+        capacity *= 2
+    }
+
+    @inline(__always) private func node(_ index: Int) -> JSONDocument.Node { storage[index] }
 
     mutating func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONParseError) {
         guard buffer.count < Int(Int32.max) else { throw JSONParseError(offset: 0, reason: "document too large") }
@@ -45,8 +73,8 @@ struct JSONTapeBuilder {
     }
 
     @inline(__always) private mutating func appendScalar(_ kind: JSONKind, start: Int, end: Int, flag: Bool = false) {
-        let index = Int32(nodes.count)
-        nodes.append(JSONDocument.Node(kind: kind, flag: flag, start: Int32(start), end: Int32(end), next: index + 1, count: 0))
+        let index = Int32(nodeCount)
+        push(JSONDocument.Node(kind: kind, flag: flag, start: Int32(start), end: Int32(end), next: index + 1, count: 0))
     }
 
     private mutating func parseValue() throws(JSONParseError) {
@@ -80,8 +108,8 @@ struct JSONTapeBuilder {
     private mutating func openContainer(_ kind: JSONKind) throws(JSONParseError) -> Int {
         depth += 1
         guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth)") }
-        let index = nodes.count
-        nodes.append(JSONDocument.Node(kind: kind, flag: false, start: Int32(position), end: 0, next: 0, count: 0))
+        let index = nodeCount
+        push(JSONDocument.Node(kind: kind, flag: false, start: Int32(position), end: 0, next: 0, count: 0))
         position += 1
         return index
     }
@@ -89,9 +117,9 @@ struct JSONTapeBuilder {
     private mutating func closeContainer(_ index: Int, count: Int) {
         depth -= 1
         position += 1
-        nodes[index].end = Int32(position)
-        nodes[index].next = Int32(nodes.count)
-        nodes[index].count = Int32(count)
+        storage[index].end = Int32(position)
+        storage[index].next = Int32(nodeCount)
+        storage[index].count = Int32(count)
     }
 
     private mutating func parseObject() throws(JSONParseError) {
@@ -106,7 +134,7 @@ struct JSONTapeBuilder {
             skipWhitespace()
             guard position < input.count, input[position] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
             let keyOffset = position
-            let keyIndex = nodes.count
+            let keyIndex = nodeCount
             try parseString()
             try checkDuplicate(keyIndex: keyIndex, firstMember: index + 1, count: count, offset: keyOffset)
             skipWhitespace()
@@ -129,7 +157,7 @@ struct JSONTapeBuilder {
 
     /// The bytes of a key node (from the input, or from the unescaped area).
     private func keyBytes(_ index: Int) -> [UInt8] {
-        let node = nodes[index]
+        let node = node(index)
         if Int(node.start) >= unescapedBase {
             return Array(unescaped[(Int(node.start) - unescapedBase)..<(Int(node.end) - unescapedBase)])
         }
@@ -139,11 +167,11 @@ struct JSONTapeBuilder {
     /// Refuses a key equal to an earlier key of the same object (walks the earlier members).
     private func checkDuplicate(keyIndex: Int, firstMember: Int, count: Int, offset: Int) throws(JSONParseError) {
         guard count > 0 else { return }
-        let newKey = nodes[keyIndex]
+        let newKey = node(keyIndex)
         let newLength = Int(newKey.end - newKey.start)
         var candidate = firstMember
         for _ in 0..<count {
-            let old = nodes[candidate]
+            let old = node(candidate)
             if Int(old.end - old.start) == newLength {
                 let equal: Bool
                 if Int(old.start) >= unescapedBase || Int(newKey.start) >= unescapedBase {
@@ -156,7 +184,7 @@ struct JSONTapeBuilder {
                     throw fail("duplicate key \"\(String(decoding: keyBytes(keyIndex), as: UTF8.self))\"", at: offset)
                 }
             }
-            candidate = Int(nodes[candidate + 1].next)
+            candidate = Int(node(candidate + 1).next)
         }
     }
 

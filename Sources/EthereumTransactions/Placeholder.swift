@@ -1,1 +1,0 @@
-/// EthereumTransactions module.

@@ -1,0 +1,57 @@
+import EthereumPrimitives
+
+/// The transaction envelopes this module builds and decodes.
+public enum TransactionType: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Type `0x0`: the original RLP list, signed with or without EIP-155 replay protection.
+    case legacy = 0
+    /// Type `0x1`: EIP-2930, gas price plus an access list.
+    case eip2930 = 1
+    /// Type `0x2`: EIP-1559, priority fee and fee cap plus an access list.
+    case eip1559 = 2
+
+    /// The JSON-RPC quantity form of the type, e.g. `"0x2"`.
+    public var hexQuantity: String { "0x\(rawValue)" }
+
+    /// `type 0x2 (EIP-1559)` and similar.
+    public var description: String {
+        switch self {
+        case .legacy: "type 0x0 (legacy)"
+        case .eip2930: "type 0x1 (EIP-2930)"
+        case .eip1559: "type 0x2 (EIP-1559)"
+        }
+    }
+}
+
+/// One element of an EIP-2930 access list: an account and the storage slots it will touch.
+public struct AccessListEntry: Sendable, Hashable {
+    /// The account.
+    public var address: Address
+    /// The storage slots, in order (duplicates are kept as given).
+    public var storageKeys: [Bytes32]
+
+    /// Builds an entry.
+    public init(address: Address, storageKeys: [Bytes32] = []) {
+        self.address = address
+        self.storageKeys = storageKeys
+    }
+
+    /// `[address, [storageKey, …]]`.
+    var rlp: RLPItem {
+        .list([.bytes(address.bytes), .list(storageKeys.map { .bytes($0.bytes) })])
+    }
+}
+
+extension Array where Element == AccessListEntry {
+    /// The access list as an RLP list of entries.
+    var rlp: RLPItem { .list(map(\.rlp)) }
+}
+
+extension Optional where Wrapped == Address {
+    /// The RLP form of a `to` field: the 20 bytes, or the empty string for a contract creation.
+    var rlp: RLPItem {
+        switch self {
+        case .some(let address): .bytes(address.bytes)
+        case .none: .empty
+        }
+    }
+}

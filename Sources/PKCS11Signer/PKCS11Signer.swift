@@ -1,0 +1,204 @@
+import CPKCS11
+import EthereumPrimitives
+import Secp256k1
+import SignerKit
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A ``PrehashSigner`` whose secp256k1 key lives on a PKCS#11 token (an HSM, a smart card,
+/// SoftHSM2); the key never leaves it.
+///
+/// Each signature is one `C_SignInit(CKM_ECDSA)` + `C_Sign` over exactly the 32-byte digest.
+/// The token's raw r‖s is brought to low s (EIP-2), and the recovery id is found by trial
+/// recovery against the public key read from the token when the signer was created: a recovery
+/// id is only returned when ecrecover of the final signature yields that cached key, so a
+/// signature from any other key (or a corrupted one) is rejected instead of returned.
+///
+/// Signing is safe from any number of concurrent tasks. Each in-flight signature holds one
+/// session of a pool (``maximumSessions``, default one per processor) from `C_SignInit` to
+/// `C_Sign`; further callers wait for a free session. The blocking Cryptoki calls run on the
+/// session's own dispatch queue, never on a Swift concurrency thread. A session lost to
+/// `CKR_SESSION_HANDLE_INVALID`, `CKR_SESSION_CLOSED` or `CKR_DEVICE_REMOVED` (or a stale key
+/// handle) is reopened and the key looked up again, once; login is never retried, so if the
+/// token logged the process out, the error (`CKR_USER_NOT_LOGGED_IN`) is reported.
+public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
+    /// The account this key controls, derived from the token's public key.
+    public let address: Address
+
+    /// The key's public key as read from the token (`CKA_EC_POINT`).
+    public let publicKey: PublicKey
+
+    /// The key's label, id and curve.
+    public let key: PKCS11KeyInfo
+
+    /// The token holding the key; kept open (and logged in) while the signer exists.
+    public let token: PKCS11Token
+
+    /// The default pool size: the number of active processors.
+    public static var defaultMaximumSessions: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// The most sessions the signer opens at once (and so the most signatures in flight).
+    public var maximumSessions: Int { pool.capacity }
+
+    /// Sessions currently open (they are opened on demand).
+    public var openSessions: Int { pool.openCount }
+
+    private let pool: SessionPool
+
+    /// The private key's object handle; refreshed after a session is reopened.
+    private let keyHandle: Atomic<UInt>
+
+    init(token: PKCS11Token, key: PKCS11KeyInfo, publicKey: PublicKey, handle: CK_OBJECT_HANDLE, maximumSessions: Int) {
+        self.token = token
+        self.key = key
+        self.publicKey = publicKey
+        address = publicKey.address
+        keyHandle = Atomic(UInt(handle))
+        pool = SessionPool(module: token.module, slot: CK_SLOT_ID(token.slotID), capacity: maximumSessions)
+    }
+
+    /// Loads the module, opens the token, logs in once with `pin` and returns a signer for the
+    /// key `key` names.
+    ///
+    /// - Throws: any ``PKCS11Error`` of ``PKCS11Module/load(path:)``,
+    ///   ``PKCS11Module/token(_:)``, ``PKCS11Token/login(pin:)`` and
+    ///   ``PKCS11Token/signer(for:maximumSessions:)``.
+    public static func open(
+        module path: String = PKCS11Module.defaultPath,
+        token selector: PKCS11TokenSelector,
+        key locator: PKCS11KeyLocator,
+        pin: PINSource = .environment(),
+        maximumSessions: Int = PKCS11Signer.defaultMaximumSessions
+    ) throws(PKCS11Error) -> PKCS11Signer {
+        let token = try PKCS11Module.load(path: path).token(selector)
+        try token.login(pin: pin)
+        return try token.signer(for: locator, maximumSessions: maximumSessions)
+    }
+
+    /// Signs a 32-byte digest on the token; the result is low-s and recovers to ``address``.
+    ///
+    /// Failures are ``PKCS11Error``s converted with ``PKCS11Error/signerError``; use
+    /// ``signReportingPKCS11Error(prehash:)`` to get the PKCS#11 error itself.
+    public func sign(prehash: Digest32) async throws(SignerError) -> RecoverableSignature {
+        do throws(PKCS11Error) {
+            return try await signReportingPKCS11Error(prehash: prehash)
+        } catch {
+            throw error.signerError
+        }
+    }
+
+    /// ``sign(prehash:)`` with the typed PKCS#11 error (for example
+    /// `C_SignInit: CKR_USER_NOT_LOGGED_IN` or ``PKCS11Error/signatureMismatch(_:)``).
+    public func signReportingPKCS11Error(prehash: Digest32) async throws(PKCS11Error) -> RecoverableSignature {
+        let raw = try await pool.run { [self] session in signWithRecovery(session: session, digest: prehash) }
+        return try recoverable(raw, prehash: prehash)
+    }
+
+    /// `PKCS11Signer(key "…" on token "…", address 0x…)`; never the PIN.
+    public var description: String {
+        "PKCS11Signer(key \"\(key.label)\" on token \"\(token.label)\", address \(address.checksummed))"
+    }
+
+    // MARK: internals
+
+    /// The token's raw 64-byte r‖s, or why there is none.
+    private typealias RawSignature = Result<[UInt8], PKCS11Error>
+
+    /// Raw r‖s from the token, reopening the session and refreshing the key handle once after a
+    /// recoverable failure. Runs on the session's queue.
+    private func signWithRecovery(session: PooledSession, digest: Digest32) -> RawSignature {
+        let first = rawSign(
+            session: session, key: CK_OBJECT_HANDLE(keyHandle.load(ordering: .acquiring)), digest: digest)
+        guard case .failure(let error) = first, let code = error.returnCode, SessionPool.recoverableCodes.contains(code)
+        else {
+            return first
+        }
+        abandon(session, after: code)
+        let second: RawSignature
+        do throws(PKCS11Error) {
+            session.handle = try token.module.openSession(slot: CK_SLOT_ID(token.slotID), readWrite: false)
+            let locator: PKCS11KeyLocator = key.id.isEmpty ? .label(key.label) : .id(key.id)
+            let refreshed = try token.module.serializingObjectAccess { () throws(PKCS11Error) in
+                try token.uniquePrivateKey(session: session.handle, locator)
+            }
+            keyHandle.store(UInt(refreshed), ordering: .releasing)
+            second = rawSign(session: session, key: refreshed, digest: digest)
+        } catch {
+            second = .failure(error)
+        }
+        if case .failure(let error) = second, let code = error.returnCode, SessionPool.recoverableCodes.contains(code) {
+            abandon(session, after: code)
+        }
+        return second
+    }
+
+    /// Drops the session's handle after `code`. A session the token still knows (an operation
+    /// left active, a stale key handle) is closed; a lost one is not, because its handle number
+    /// may already belong to a session another thread has opened since.
+    private func abandon(_ session: PooledSession, after code: PKCS11ReturnCode) {
+        if !SessionPool.lostSessionCodes.contains(code) { token.module.closeSession(session.handle) }
+        session.handle = CK_SESSION_HANDLE(CK_INVALID_HANDLE)
+    }
+
+    /// Test hook: closes every idle session behind the pool's back and leaves each with a handle
+    /// no module hands out, as if the token had dropped the sessions. Returns how many.
+    func loseIdleSessionsForTesting() -> Int {
+        pool.loseIdleSessionsForTesting()
+    }
+
+    /// `C_SignInit(CKM_ECDSA)` + `C_Sign` over the 32 digest bytes.
+    private func rawSign(session: PooledSession, key: CK_OBJECT_HANDLE, digest: Digest32) -> RawSignature {
+        let functions = token.module.functions
+        var mechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(CKM_ECDSA), pParameter: nil, ulParameterLen: 0)
+        let initRV = functions.signInit(session.handle, &mechanism, key)
+        guard initRV == CKR_OK else {
+            return .failure(.call(function: "C_SignInit", code: PKCS11ReturnCode(rawValue: initRV)))
+        }
+        var message = digest
+        var signature = [UInt8](repeating: 0, count: 64)
+        var length = CK_ULONG(signature.count)
+        let rv = message.withUnsafeMutableBytes { input in
+            signature.withUnsafeMutableBufferPointer { output in
+                functions.sign(
+                    session.handle, input.baseAddress?.assumingMemoryBound(to: CK_BYTE.self), CK_ULONG(input.count),
+                    output.baseAddress, &length)
+            }
+        }
+        if rv == CKR_BUFFER_TOO_SMALL {
+            // The operation is still active; closing the session ends it.
+            token.module.closeSession(session.handle)
+            session.handle = CK_SESSION_HANDLE(CK_INVALID_HANDLE)
+            return .failure(.unexpectedSignatureLength(Int(length)))
+        }
+        guard rv == CKR_OK else { return .failure(.call(function: "C_Sign", code: PKCS11ReturnCode(rawValue: rv))) }
+        guard length == 64 else { return .failure(.unexpectedSignatureLength(Int(length))) }
+        return .success(signature)
+    }
+
+    /// Low-s normalisation and trial recovery against the cached public key.
+    private func recoverable(_ raw: [UInt8], prehash: Digest32) throws(PKCS11Error) -> RecoverableSignature {
+        guard let r = Bytes32(raw[0..<32]), let s = Bytes32(raw[32..<64]) else {
+            throw .unexpectedSignatureLength(raw.count)
+        }
+        let lowS = Secp256k1.normalize(r: r, s: s).s
+        let recoveryId: UInt8
+        do {
+            recoveryId = try Secp256k1.recoveryId(prehash: prehash, r: r, s: s, expected: publicKey)
+        } catch {
+            throw .signatureMismatch("the token's signature does not recover to \(address.checksummed) (\(error))")
+        }
+        guard let signature = try? RecoverableSignature(r: r, s: lowS, recoveryId: recoveryId) else {
+            throw .signatureMismatch("invalid recovery id \(recoveryId)")
+        }
+        return signature
+    }
+}

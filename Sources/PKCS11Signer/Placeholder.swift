@@ -1,1 +1,0 @@
-/// PKCS11Signer module.

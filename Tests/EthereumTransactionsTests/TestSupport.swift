@@ -1,0 +1,96 @@
+import EthereumPrimitives
+import EthereumTransactions
+import Foundation
+import Testing
+
+/// One row of `Fixtures/transactions.jsonl`.
+struct TransactionVector: Sendable, CustomTestStringConvertible {
+    let name: String
+    let type: String
+    let tags: [String]
+    let tx: JSONValue
+    /// `nil` for pre-EIP-155 rows.
+    let chainId: UInt256?
+    let privateKey: String
+    let rawTransaction: String
+    let hash: String
+    let sender: String
+
+    var testDescription: String { name }
+
+    init(_ row: JSONValue) throws {
+        func string(_ key: String) throws -> String {
+            guard let value = row[key]?.stringValue else { throw FixtureError.badRow(key) }
+            return value
+        }
+        name = try string("name")
+        type = try string("type")
+        tags = (row["tags"]?.arrayValue ?? []).compactMap(\.stringValue)
+        guard let tx = row["tx"], tx.objectValue != nil else { throw FixtureError.badRow("tx") }
+        self.tx = tx
+        if let text = row["chainId"]?.stringValue {
+            chainId = try UInt256(text: text)
+        } else {
+            chainId = nil
+        }
+        privateKey = try string("privateKey")
+        rawTransaction = try string("rawTransaction")
+        hash = try string("hash")
+        sender = try string("sender")
+    }
+}
+
+enum FixtureError: Error {
+    case missing(String)
+    case badRow(String)
+}
+
+enum Fixtures {
+    /// The rows of `transactions.jsonl`, loaded once.
+    static let transactions: [TransactionVector] = (try? loadTransactions()) ?? []
+
+    static func loadTransactions() throws -> [TransactionVector] {
+        guard let url = Bundle.module.url(forResource: "transactions", withExtension: "jsonl", subdirectory: "Fixtures")
+        else { throw FixtureError.missing("transactions.jsonl") }
+        let text = try String(contentsOf: url, encoding: .utf8)
+        return try text.split(separator: "\n").filter { !$0.isEmpty }.map {
+            try TransactionVector(JSONValue(parsing: String($0)))
+        }
+    }
+}
+
+/// Decodes test hex, recording an issue instead of throwing.
+func hexBytes(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> [UInt8] {
+    do {
+        return try Hex.decode(text)
+    } catch {
+        Issue.record("bad hex in test: \(text)", sourceLocation: sourceLocation)
+        return []
+    }
+}
+
+/// Parses JSON written in a test.
+func json(_ text: String) throws -> JSONValue {
+    try JSONValue(parsing: text)
+}
+
+/// The error a throwing call raised, or `nil` if it succeeded.
+func transactionError<T>(_ body: () throws(TransactionError) -> T) -> TransactionError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// The error `TransactionRequest(json:)` raises for the JSON text, or `nil`.
+func requestError(_ text: String) throws -> TransactionError? {
+    let value = try json(text)
+    return transactionError { () throws(TransactionError) in try TransactionRequest(json: value) }
+}
+
+/// The error decoding the raw bytes raises, or `nil`.
+func decodeError(_ raw: [UInt8]) -> TransactionError? {
+    transactionError { () throws(TransactionError) in try SignedTransaction.decode(raw: raw) }
+}
