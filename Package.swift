@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SoftwareSigner", targets: ["SoftwareSigner"]),
         .library(name: "RedirectSigner", targets: ["RedirectSigner"]),
         .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
+        .library(name: "WalletConnectPay", targets: ["WalletConnectPay"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
         .executable(name: "SignerKitBenchmarks", targets: ["SignerKitBenchmarks"]),
         .plugin(name: "BenchmarkPlugin", targets: ["BenchmarkPlugin"]),
@@ -85,10 +86,15 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "WalletConnectPay",
+            dependencies: ["SignerKit"],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
-                "RedirectSigner", "PKCS11Signer",
+                "RedirectSigner", "PKCS11Signer", "WalletConnectPay",
             ],
             swiftSettings: strictSwift
         ),
@@ -105,7 +111,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "SignerKitBenchmarks",
-            dependencies: ["EthereumPrimitives", "Secp256k1", "EIP712", "KeccakReference"],
+            dependencies: [
+                "EthereumPrimitives", "Secp256k1", "EIP712", "KeccakReference", "SignerKit", "SoftwareSigner",
+                "PKCS11Signer",
+            ],
             path: "Benchmarks/SignerKitBenchmarks",
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
@@ -153,7 +162,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PKCS11SignerTests",
-            dependencies: ["PKCS11Signer", "SignerKit", "Secp256k1", "EthereumPrimitives"],
+            dependencies: ["PKCS11Signer", "CPKCS11", "SignerKit", "Secp256k1", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "WalletConnectPayTests",
+            dependencies: ["WalletConnectPay", "SignerKit", "SoftwareSigner", "Secp256k1", "EthereumPrimitives"],
             swiftSettings: strictSwift
         ),
         .testTarget(

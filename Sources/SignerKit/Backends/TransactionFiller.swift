@@ -1,0 +1,58 @@
+import EthereumPrimitives
+import EthereumTransactions
+
+/// Fills a transaction's missing nonce, gas and fees from a node.
+enum TransactionFiller {
+    static func fill(
+        _ request: TransactionRequest, feesOpen: Bool, from: Address, node: (any EthereumNode)?
+    ) async throws(SignerError) -> TransactionRequest {
+        var request = request
+        guard !request.missingFields.isEmpty || feesOpen else { return request }
+        guard let node else {
+            if request.missingFields.isEmpty { return request }
+            throw .invalidRequest("transaction is missing \(request.missingFields.joined(separator: ", ")) and no node is configured to fill it")
+        }
+        do {
+            if feesOpen, let baseFee = try await node.latestBaseFee() {
+                request.type = .eip1559
+                let tip = try await node.maxPriorityFeePerGas()
+                // 2 × base fee + tip: stays valid through several full blocks.
+                guard let maxFee = baseFee.multipliedAdding(2, 0)?.adding(tip) else {
+                    throw SignerError.backendFailure("node fee values overflow")
+                }
+                request = request.filling(maxFeePerGas: maxFee, maxPriorityFeePerGas: tip)
+            }
+            if request.nonce == nil {
+                request = request.filling(nonce: try await node.transactionCount(of: from, block: .pending))
+            }
+            if request.gasLimit == nil {
+                var call = JSONObject()
+                call["from"] = .string(from.lowercased)
+                if let to = request.to { call["to"] = .string(to.lowercased) }
+                call["value"] = .string(request.value.hexQuantity)
+                if !request.data.isEmpty { call["data"] = .string(Hex.encode(request.data)) }
+                request = request.filling(gasLimit: try await node.estimateGas(call))
+            }
+            switch request.type {
+            case .legacy, .eip2930:
+                if request.gasPrice == nil { request = request.filling(gasPrice: try await node.gasPrice()) }
+            case .eip1559:
+                if request.maxFeePerGas == nil || request.maxPriorityFeePerGas == nil {
+                    let tip = try await node.maxPriorityFeePerGas()
+                    let baseFee = try await node.latestBaseFee() ?? .zero
+                    guard let maxFee = baseFee.multipliedAdding(2, 0)?.adding(tip) else {
+                        throw SignerError.backendFailure("node fee values overflow")
+                    }
+                    request = request.filling(maxFeePerGas: maxFee, maxPriorityFeePerGas: tip)
+                }
+            }
+        } catch let error as NodeError {
+            throw .backendFailure("node: \(error)")
+        } catch let error as SignerError {
+            throw error
+        } catch {
+            throw .backendFailure("\(error)")
+        }
+        return request
+    }
+}

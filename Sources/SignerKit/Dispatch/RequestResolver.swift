@@ -1,0 +1,91 @@
+import EIP712
+import EthereumPrimitives
+import EthereumTransactions
+
+/// Parses an action's params for its method and checks them against the action's chain.
+/// Pure and synchronous: runs before any backend is called.
+enum RequestResolver {
+    static func resolve(
+        _ action: WalletRpcAction, index: Int, node: (any EthereumNode)?
+    ) throws(DispatchError) -> ResolvedRequest {
+        func fail(_ kind: DispatchError.Kind) -> DispatchError {
+            DispatchError(index: index, method: action.method, kind: kind)
+        }
+        guard let method = RpcMethod(rawValue: action.method) else { throw fail(.unknownMethod) }
+        guard action.chainId.isEIP155, let chainId = action.chainId.eip155ChainID else {
+            throw fail(.unsupportedChain(action.chainId.description))
+        }
+        let value: JSONValue
+        do { value = try JSONValue(parsing: action.params) } catch { throw fail(.invalidParams("\(error)")) }
+        let params: [JSONValue]
+        switch value {
+        case .array(let array): params = array
+        case .object where method == .sendTransaction || method == .signTransaction: params = [value]
+        default: throw fail(.invalidParams("expected a JSON array"))
+        }
+        switch method {
+        case .personalSign:
+            guard params.count >= 2 else { throw fail(.invalidParams("expected [message, address]")) }
+            guard case .string(let message) = params[0] else {
+                throw fail(.invalidParams("[0] (message): expected a string, got \(params[0].kindName)"))
+            }
+            let account = try address(params[1], position: "[1] (address)", fail: fail)
+            let bytes = PersonalMessage.bytes(fromParameter: message)
+            return ResolvedRequest(
+                index: index, action: action, method: method, chainId: chainId, account: account,
+                payload: .personalMessage(bytes: bytes, digest: PersonalMessage.digest(bytes)), node: node)
+        case .signTypedDataV4:
+            guard params.count >= 2 else { throw fail(.invalidParams("expected [address, typedData]")) }
+            let account = try address(params[0], position: "[0] (address)", fail: fail)
+            let typedData: TypedData
+            let hashes: TypedDataHashes
+            let domainChain: UInt256?
+            do {
+                typedData = try TypedData(json: params[1])
+                domainChain = try typedData.domainChainId()
+                hashes = try typedData.hashes()
+            } catch {
+                throw fail(.invalidParams("[1] (typedData): \(error)"))
+            }
+            if let domainChain, domainChain != chainId {
+                throw fail(
+                    .chainMismatch(
+                        field: "domain.chainId", expected: action.chainId.description, actual: domainChain.decimalString))
+            }
+            return ResolvedRequest(
+                index: index, action: action, method: method, chainId: chainId, account: account,
+                payload: .typedData(typedData, hashes: hashes), node: node)
+        case .sendTransaction, .signTransaction:
+            guard let first = params.first, case .object(let object) = first else {
+                throw fail(.invalidParams("[0] (transaction): expected an object"))
+            }
+            var request: TransactionRequest
+            do { request = try TransactionRequest(json: first) } catch {
+                throw fail(.invalidParams("[0] (transaction): \(error)"))
+            }
+            guard let from = request.from else { throw fail(.invalidParams("[0] (transaction).from: missing")) }
+            if let txChain = request.chainId, txChain != chainId {
+                throw fail(
+                    .chainMismatch(
+                        field: "transaction.chainId", expected: action.chainId.description, actual: txChain.decimalString))
+            }
+            // No type and no fee fields: the backend may choose EIP-1559 fees from the node.
+            let feesOpen =
+                object["type"] == nil && request.gasPrice == nil && request.maxFeePerGas == nil
+                && request.maxPriorityFeePerGas == nil
+            request.chainId = request.chainId ?? chainId
+            return ResolvedRequest(
+                index: index, action: action, method: method, chainId: chainId, account: from,
+                payload: .transaction(request, feesOpen: feesOpen), node: node)
+        }
+    }
+
+    private static func address(
+        _ value: JSONValue, position: String, fail: (DispatchError.Kind) -> DispatchError
+    ) throws(DispatchError) -> Address {
+        guard case .string(let text) = value else {
+            throw fail(.invalidParams("\(position): expected an address string, got \(value.kindName)"))
+        }
+        do { return try Address(text) } catch { throw fail(.invalidParams("\(position): \(error)")) }
+    }
+}

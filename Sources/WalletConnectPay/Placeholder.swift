@@ -1,0 +1,1 @@
+/// WalletConnect Pay module.
