@@ -112,8 +112,8 @@ let package = Package(
         .executableTarget(
             name: "SignerKitBenchmarks",
             dependencies: [
-                "EthereumPrimitives", "Secp256k1", "EIP712", "KeccakReference", "SignerKit", "SoftwareSigner",
-                "PKCS11Signer",
+                "EthereumPrimitives", "Secp256k1", "CSecp256k1", "EIP712", "KeccakReference", "SignerKit",
+                "SoftwareSigner", "PKCS11Signer",
             ],
             path: "Benchmarks/SignerKitBenchmarks",
             resources: [.copy("Fixtures")],

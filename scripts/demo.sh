@@ -9,6 +9,8 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Install whatever Debian packages are missing (no-op when all are present).
+"$root/scripts/install-deps.sh"
 order="$root/docs/examples/ronin_order.json"
 message="Hello from SignerKit"
 

@@ -31,11 +31,11 @@
 
 var allBenchmarks: [Benchmark] = []
 allBenchmarks += keccakBenchmarks()
-// allBenchmarks += eip712Benchmarks()
-// allBenchmarks += secp256k1Benchmarks()
+allBenchmarks += eip712Benchmarks()
 
 var allSelfChecks: [SelfCheck] = []
 allSelfChecks.append(keccakReferenceSelfCheck)
+allSelfChecks.append(eip712SelfCheck)
 
 // MARK: Run
 

@@ -1,0 +1,127 @@
+import CSecp256k1
+import EIP712
+import EthereumPrimitives
+import Foundation
+import Secp256k1
+
+/// Names of the EIP-712 / signing cases other files refer to.
+enum EIP712Case {
+    static let fromJSON = "eip712 digest, Ronin Order from JSON text"
+    static let fromParsed = "eip712 digest, Ronin Order from parsed typed data"
+    static let fromCompiled = "eip712 digest, Ronin Order from a compiled schema"
+    static let rawSignPlusDigest = "baseline: raw libsecp256k1 sign + digest from JSON"
+    static let signFromJSON = "eip712 sign, Ronin Order from JSON text"
+    static let rawPersonalSign = "baseline: raw libsecp256k1 sign + EIP-191 digest"
+    static let personalSign = "personal_sign (32-byte message)"
+}
+
+/// The fixed benchmark key (not a secret: a well-known test key).
+private let benchmarkKeyHex = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+
+/// Permutations in the Ronin Order digest as the issue counts them (17 from text, 11 from a compiled schema).
+/// SignerKit's own count is lower where it caches more (e.g. 8 from a compiled schema); the perm-eq column
+/// shows the absolute cost either way.
+private let orderPermutationsFromText = 17.0
+private let orderPermutationsCompiled = 11.0
+
+func eip712Benchmarks() -> [Benchmark] {
+    guard let url = Bundle.module.url(forResource: "ronin_order", withExtension: "json", subdirectory: "Fixtures"),
+        let text = try? String(contentsOf: url, encoding: .utf8),
+        let parsed = try? TypedData(jsonText: text),
+        let compiled = try? parsed.compile(),
+        let key = try? PrivateKey(hex: benchmarkKeyHex)
+    else {
+        print("eip712 benchmarks: fixture or key missing; skipped")
+        return []
+    }
+    let reference = KeccakCase.referencePermutation
+    let context = RawSecp256k1Context()
+    let keyBytes = (try? Hex.decode(benchmarkKeyHex)) ?? []
+    let message = [UInt8](repeating: 0x5A, count: 32)
+    return [
+        Benchmark(name: EIP712Case.fromJSON, group: "eip712", baseline: reference, unitsPerIteration: orderPermutationsFromText) {
+            iterations in
+            var accumulator: UInt8 = 0
+            for _ in 0..<iterations { accumulator ^= ((try? TypedData(jsonText: text).digest()) ?? .zero)[0] }
+            blackHole(accumulator)
+        },
+        Benchmark(name: EIP712Case.fromParsed, group: "eip712", baseline: reference, unitsPerIteration: orderPermutationsFromText) {
+            iterations in
+            var accumulator: UInt8 = 0
+            for _ in 0..<iterations { accumulator ^= ((try? parsed.digest()) ?? .zero)[0] }
+            blackHole(accumulator)
+        },
+        Benchmark(
+            name: EIP712Case.fromCompiled, group: "eip712", baseline: reference, unitsPerIteration: orderPermutationsCompiled
+        ) { iterations in
+            var accumulator: UInt8 = 0
+            for _ in 0..<iterations { accumulator ^= ((try? compiled.digest(message: parsed.message)) ?? .zero)[0] }
+            blackHole(accumulator)
+        },
+        Benchmark(name: EIP712Case.rawSignPlusDigest, group: "eip712") { iterations in
+            var accumulator: UInt8 = 0
+            for _ in 0..<iterations {
+                let digest = (try? TypedData(jsonText: text).digest()) ?? .zero
+                accumulator ^= context.sign(digest: digest, key: keyBytes)
+            }
+            blackHole(accumulator)
+        },
+        Benchmark(name: EIP712Case.signFromJSON, group: "eip712", baseline: EIP712Case.rawSignPlusDigest) { iterations in
+            var accumulator: UInt8 = 0
+            for _ in 0..<iterations {
+                let digest = (try? TypedData(jsonText: text).digest()) ?? .zero
+                accumulator ^= key.sign(prehash: digest).r[0]
+            }
+            blackHole(accumulator)
+        },
+        Benchmark(name: EIP712Case.rawPersonalSign, group: "personal_sign") { iterations in
+            var accumulator: UInt8 = 0
+            for _ in 0..<iterations { accumulator ^= context.sign(digest: PersonalMessage.digest(message), key: keyBytes) }
+            blackHole(accumulator)
+        },
+        Benchmark(name: EIP712Case.personalSign, group: "personal_sign", baseline: EIP712Case.rawPersonalSign) {
+            iterations in
+            var accumulator: UInt8 = 0
+            for _ in 0..<iterations { accumulator ^= key.sign(prehash: PersonalMessage.digest(message)).r[0] }
+            blackHole(accumulator)
+        },
+    ]
+}
+
+/// The Ronin Order digest must be the published one before anything is timed.
+let eip712SelfCheck = SelfCheck(name: "Ronin Order digest == 0x38859f04…320d") {
+    guard let url = Bundle.module.url(forResource: "ronin_order", withExtension: "json", subdirectory: "Fixtures"),
+        let text = try? String(contentsOf: url, encoding: .utf8)
+    else { return "ronin_order.json fixture missing" }
+    let expected = "0x38859f04b0793cec13bb31f84aa8663a99b48ea14c690e24574fabdd5643320d"
+    guard let typed = try? TypedData(jsonText: text), let digest = try? typed.digest(),
+        let compiled = try? typed.compile(), let fromCompiled = try? compiled.digest(message: typed.message)
+    else { return "Ronin Order does not hash" }
+    guard digest.hex == expected, fromCompiled.hex == expected else {
+        return "Ronin Order digest \(digest.hex) / \(fromCompiled.hex), expected \(expected)"
+    }
+    return nil
+}
+
+/// Direct libsecp256k1 calls with a plain key buffer: the floor SignerKit's signing is compared with.
+private final class RawSecp256k1Context {
+    let context: OpaquePointer
+
+    init() {
+        // A process-lifetime context for the benchmark run.
+        context = secp256k1_context_create(UInt32(SECP256K1_CONTEXT_NONE))
+    }
+
+    /// Signs with RFC 6979 and serializes (r‖s, recid), returning one byte to feed the black hole.
+    func sign(digest: Bytes32, key: [UInt8]) -> UInt8 {
+        var signature = secp256k1_ecdsa_recoverable_signature()
+        var output = [UInt8](repeating: 0, count: 64)
+        var recid: Int32 = 0
+        digest.withUnsafeBytes { digestBytes in
+            _ = secp256k1_ecdsa_sign_recoverable(
+                context, &signature, digestBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), key, nil, nil)
+        }
+        _ = secp256k1_ecdsa_recoverable_signature_serialize_compact(context, &output, &recid, &signature)
+        return output[0] ^ UInt8(recid)
+    }
+}

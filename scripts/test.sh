@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every SignerKit test: builds (no warnings allowed in our targets), runs the compile-fail
+# checks, then `swift test` (vectors, SoftHSM2 token, local EVM node, loopback HTTP, Chromium).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+"$root/scripts/install-deps.sh" --with-browser
+# Python test tooling (local EVM node) into .build/evm-venv; tests would do it lazily too.
+bash "$root/scripts/evm-node/install.sh"
+mkdir -p .build
+swift build --build-tests 2>&1 | tee .build/test-build.log
+if grep -E "^/.*(Sources|Tests|Benchmarks|Plugins)/.*warning:" .build/test-build.log; then
+    echo "test.sh: the build has warnings (listed above)" >&2
+    exit 1
+fi
+if [[ -x "$root/scripts/compile-fail-check.sh" ]]; then "$root/scripts/compile-fail-check.sh"; fi
+swift test --skip-build
