@@ -58,10 +58,10 @@ struct JSONTapeBuilder {
     }
 
     @inline(__always) private mutating func skipWhitespace() {
+        guard let base = input.baseAddress else { return }
         var p = position
         let count = input.count
-        let base = input.baseAddress
-        while p < count, let base {
+        while p < count {
             switch base[p] {
             case 0x20, 0x0A, 0x0D, 0x09: p += 1
             default:
@@ -256,7 +256,12 @@ struct JSONTapeBuilder {
             let special =
                 ((quoteBits &- ones) & ~quoteBits) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
                 | word
-            if special & highs != 0 { break }
+            let found = special & highs
+            if found != 0 {
+                // Jump to the first special byte; the loop below decides what it is.
+                p += found.trailingZeroBitCount >> 3
+                break
+            }
             p += 8
         }
         while p < count {
