@@ -39,6 +39,8 @@ let package = Package(
             name: "CPKCS11",
             providers: [.apt(["libp11-kit-dev"]), .brew(["p11-kit"])]
         ),
+        // Fixed-argument wrappers over the variadic gcry_control.
+        .target(name: "CGcryptShim", dependencies: ["CGcrypt"]),
         // MARK: project C code (hot path)
         .target(
             name: "CKeccak",
@@ -52,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "Secp256k1",
-            dependencies: ["CSecp256k1", "CGcrypt", "EthereumPrimitives"],
+            dependencies: ["CSecp256k1", "CGcrypt", "CGcryptShim", "EthereumPrimitives"],
             swiftSettings: strictSwift
         ),
         .target(

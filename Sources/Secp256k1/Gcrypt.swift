@@ -1,4 +1,5 @@
 import CGcrypt
+import CGcryptShim
 
 #if canImport(Darwin)
 import Darwin
@@ -51,39 +52,11 @@ enum Gcrypt {
 
     // MARK: gcry_control
 
-    // `gcry_control(enum gcry_ctl_cmds, ...)` is variadic, and Swift cannot call C variadic
-    // functions (libgcrypt has no `va_list` variant either). We look the symbol up and call it
-    // through a non-variadic C function pointer whose argument layout matches what the variadic
-    // callee reads with `va_arg`:
-    // - x86-64 System V (Linux, Intel macOS): variadic integer arguments travel in the same
-    //   registers as named ones. The only difference is %al (an upper bound on vector registers
-    //   used), which the callee only tests against zero to decide whether to spill xmm0-7 — any
-    //   value is harmless.
-    // - AArch64 AAPCS64 (Linux): variadic arguments are passed exactly like named ones.
-    // - Apple arm64: variadic arguments always go on the stack in 8-byte slots. Eight named
-    //   integer arguments fill x0-x7, so the ninth lands in the first stack slot, where `va_arg`
-    //   looks for it.
-    #if (os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) && arch(arm64)
-    private typealias ControlFunction = @convention(c) (UInt32, Int, Int, Int, Int, Int, Int, Int, UInt64) -> UInt32
-    #else
-    private typealias ControlFunction = @convention(c) (UInt32, UInt32) -> UInt32
-    #endif
-
-    /// `gcry_control` resolved from the already-loaded libgcrypt.
-    private static let controlFunction: ControlFunction = {
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "gcry_control") else {
-            fatalError("gcry_control not found in the loaded libgcrypt")
-        }
-        return unsafeBitCast(symbol, to: ControlFunction.self)
-    }()
-
-    /// Calls `gcry_control(command, argument)`; commands without an argument ignore `argument`.
-    private static func control(_ command: gcry_ctl_cmds, _ argument: UInt32 = 0) -> UInt32 {
-        #if (os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)) && arch(arm64)
-        controlFunction(command.rawValue, 0, 0, 0, 0, 0, 0, 0, UInt64(argument))
-        #else
-        controlFunction(command.rawValue, argument)
-        #endif
+    /// `gcry_control` through the fixed-argument C wrappers of `CGcryptShim` (Swift cannot call variadic C).
+    private static func control(_ command: gcry_ctl_cmds, _ argument: UInt32? = nil) -> UInt32 {
+        let code = Int32(bitPattern: command.rawValue)
+        if let argument { return sk_gcry_control_uint(code, argument) }
+        return sk_gcry_control0(code)
     }
 
     // MARK: primitives
