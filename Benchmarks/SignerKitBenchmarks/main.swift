@@ -32,6 +32,7 @@
 var allBenchmarks: [Benchmark] = []
 allBenchmarks += keccakBenchmarks()
 allBenchmarks += eip712Benchmarks()
+allBenchmarks += pkcs11Benchmarks()
 
 var allSelfChecks: [SelfCheck] = []
 allSelfChecks.append(keccakReferenceSelfCheck)

@@ -45,17 +45,24 @@ enum CommandRegistry {
         MessageCommands.command,
         RecoverCommands.command,
         KeyCommands.command,
+        TxCommands.command,
+        ActionCommands.command,
+        KeystoreCommands.command,
+        PKCS11Commands.command,
     ]
 
     /// The `signerkit` group itself.
     static let root = Command.group(
         "signerkit",
-        summary: "Ethereum signing: EIP-712 typed data, EIP-191 personal messages, signature recovery.",
+        summary:
+            "Ethereum signing: EIP-712 typed data, EIP-191 personal messages, transactions, wallet RPC actions.",
         details: """
             Inputs: FILE or - (stdin) for JSON documents; --text (UTF-8) or --hex (0x-hex bytes) for messages.
-            Keys are read from files (--key-file FILE holding a 0x-hex private key), never from arguments.
-            Exit status: 0 success, 1 a reported failure (e.g. a failed --jsonl line), 65 invalid input
-            (with one "error: …" line on stderr).
+            Keys come from files (--key-file FILE holding a 0x-hex private key), keystores (--keystore FILE with
+            --password-file P) or PKCS#11 tokens (--pkcs11-module M --token-label L --key-label K --pin-file F);
+            never from arguments.
+            Exit status: 0 success, 1 a reported failure (a failed --jsonl line), 65 invalid input or any
+            other error (with one "error: …" line on stderr and nothing on stdout).
             """,
         subcommands: commands)
 }

@@ -15,10 +15,11 @@ enum KeyCommands {
         flags: [.option("--out", value: "FILE", help: "the key file to create (must not exist)")],
         run: runGenerate)
 
-    /// `key address --key-file FILE`.
+    /// `key address KEY-SOURCE`.
     static let address = Command.leaf(
         "address", summary: "Print the address (EIP-55) of a signing key.",
-        synopsis: "--key-file FILE",
+        details: SigningKeyOptions.details,
+        synopsis: SigningKeyOptions.synopsis,
         flags: SigningKeyOptions.flags,
         run: runAddress)
 

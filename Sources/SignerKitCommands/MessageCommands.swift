@@ -15,10 +15,11 @@ enum MessageCommands {
         flags: MessageInput.flags,
         run: runHash)
 
-    /// `message sign (--text S | --hex 0x…) --key-file FILE`.
+    /// `message sign (--text S | --hex 0x…) KEY-SOURCE`.
     static let sign = Command.leaf(
         "sign", summary: "Sign a personal message; print the 65-byte signature r‖s‖v (v = 27/28).",
-        synopsis: "\(MessageInput.synopsis) --key-file FILE",
+        details: SigningKeyOptions.details,
+        synopsis: "\(MessageInput.synopsis) \(SigningKeyOptions.synopsis)",
         flags: MessageInput.flags + SigningKeyOptions.flags,
         run: runSign)
 

@@ -5,58 +5,128 @@ import SignerKit
 
 /// The flags that choose the signing key, shared by every command that signs.
 ///
-/// New key sources (keystore files, PKCS#11 tokens) add their flags to ``flags`` and a branch to
-/// ``loadSigningKey(_:io:)``; commands that sign need no change.
+/// Three key sources, exactly one per invocation:
+/// - `--key-file FILE`: a `0x`-hex private key in a file;
+/// - `--keystore FILE` with `--password-file P` (or `$SIGNERKIT_PASSWORD`): a Web3 Secret
+///   Storage v3 keystore;
+/// - `--pkcs11-module PATH --token-label L (--key-label K | --key-id HEX)` with `--pin-file F`
+///   (or `$SIGNERKIT_PIN`): a secp256k1 key on a PKCS#11 token (the module defaults to
+///   `$SIGNERKIT_PKCS11_MODULE`).
+///
+/// New key sources add their flags to ``flags`` and a branch to ``loadSigningKey(_:io:)``;
+/// commands that sign need no change.
 enum SigningKeyOptions {
     /// `--key-file FILE`.
     static let keyFile = FlagSpec.option(
         "--key-file", value: "FILE", help: "file holding the 0x-hex private key (never pass a key as an argument)")
+    /// `--keystore FILE`.
+    static let keystore = FlagSpec.option(
+        "--keystore", value: "FILE", help: "Web3 Secret Storage v3 keystore (password: --password-file or $SIGNERKIT_PASSWORD)")
+    /// `--password-file FILE`.
+    static let passwordFile = PasswordOptions.passwordFile
+    /// `--pkcs11-module PATH`.
+    static let pkcs11Module = FlagSpec.option(
+        "--pkcs11-module", value: "PATH", help: "PKCS#11 module holding the key (default $SIGNERKIT_PKCS11_MODULE)")
+    /// `--token-label L`.
+    static let tokenLabel = PKCS11Options.tokenLabel
+    /// `--key-label K`.
+    static let keyLabel = PKCS11Options.keyLabel
+    /// `--key-id HEX`.
+    static let keyID = PKCS11Options.keyID
+    /// `--pin-file FILE`.
+    static let pinFile = PKCS11Options.pinFile
 
     /// Every key-source flag.
-    static let flags: [FlagSpec] = [keyFile]
+    static let flags: [FlagSpec] = [keyFile, keystore, passwordFile, pkcs11Module, tokenLabel, keyLabel, keyID, pinFile]
 
-    /// The names of the key-source flags, for messages.
-    static var flagNames: [String] { flags.map(\.name) }
+    /// The flag that selects each source (the others only qualify one), for messages.
+    static var flagNames: [String] { [keyFile.name, keystore.name, pkcs11Module.name] }
 
-    /// Checks that exactly one key source is named, without touching it, so a command can fail before
-    /// it reads standard input.
+    /// The PKCS#11 flags: any of them selects the PKCS#11 source.
+    static let pkcs11FlagNames: [String] = [pkcs11Module.name, tokenLabel.name, keyLabel.name, keyID.name, pinFile.name]
+
+    /// Synopsis fragment naming the key sources.
+    static let synopsis =
+        "(--key-file F | --keystore F [--password-file P] | --pkcs11-module M --token-label L --key-label K [--pin-file F])"
+
+    /// Help paragraph on the key sources.
+    static let details = """
+        Key sources (exactly one): --key-file F (0x-hex private key); --keystore F with --password-file P
+        (first line; else $SIGNERKIT_PASSWORD); --pkcs11-module M --token-label L --key-label K (or --key-id
+        HEX) with --pin-file F (first line; else $SIGNERKIT_PIN): a secp256k1 key on a PKCS#11 token. Keys,
+        passwords and PINs are never taken from arguments.
+        """
+
+    /// Where the key comes from.
+    enum Source: Equatable {
+        /// `--key-file FILE`.
+        case keyFile(String)
+        /// `--keystore FILE`.
+        case keystore(String)
+        /// The PKCS#11 flags.
+        case pkcs11
+    }
+
+    /// Checks that exactly one key source is named (and that qualifying flags belong to it),
+    /// without touching it, so a command can fail before it reads standard input.
     ///
-    /// - Throws: 65 `missing --key-file …` or a conflict between sources.
-    static func checkPresent(_ options: ParsedOptions) throws(CommandFailure) {
-        let given = flagNames.filter(options.has)
+    /// - Throws: 65 `missing --key-file, --keystore or --pkcs11-module …`, a conflict between
+    ///   sources, or a flag used without its source (`--password-file needs --keystore`).
+    @discardableResult
+    static func checkPresent(_ options: ParsedOptions) throws(CommandFailure) -> Source {
+        let pkcs11Given = pkcs11FlagNames.filter(options.has)
+        var given = [keyFile.name, keystore.name].filter(options.has)
+        if let first = pkcs11Given.first { given.append(first) }
         guard given.count <= 1 else {
             throw .usage("\(ParsedOptions.alternatives(given, conjunction: "and")) cannot be used together", command: options.commandPath)
         }
-        guard !given.isEmpty else {
-            throw .usage("missing \(ParsedOptions.alternatives(flagNames)) (the private key to sign with)", command: options.commandPath)
+        if options.has(passwordFile.name), !options.has(keystore.name) {
+            throw .usage("\(passwordFile.name) needs \(keystore.name)", command: options.commandPath)
         }
+        if let path = options.value(keyFile.name) { return .keyFile(path) }
+        if let path = options.value(keystore.name) { return .keystore(path) }
+        guard pkcs11Given.isEmpty else { return .pkcs11 }
+        throw .usage("missing \(ParsedOptions.alternatives(flagNames)) (the private key to sign with)", command: options.commandPath)
     }
 }
 
 /// Loads the signing key named by the key-source flags: the single point where keys enter the CLI.
 ///
-/// Today only `--key-file FILE` (a `0x`-hex private key; surrounding whitespace and a trailing
-/// newline allowed). The key goes from the file straight into secure memory and never into an
-/// ordinary string; errors name the file and the problem, never its contents.
+/// - `--key-file FILE`: a `0x`-hex private key (surrounding whitespace and a trailing newline
+///   allowed), read straight into secure memory, never into an ordinary string.
+/// - `--keystore FILE`: decrypted with the password from `--password-file` or
+///   `$SIGNERKIT_PASSWORD` (see ``PasswordOptions``).
+/// - PKCS#11: the module is loaded, the token found by label, one login made with the PIN from
+///   `--pin-file` or `$SIGNERKIT_PIN`, and the key checked to be secp256k1 (see ``PKCS11Options``).
 ///
-/// - Throws: 65 for a missing key flag, a missing or unreadable file (`<path>: no such file`) or a
-///   malformed key (`<path>: invalid private key: must be 32 bytes of 0x-hex`).
+/// Errors name the file, variable or PKCS#11 call and return code, never a secret.
+///
+/// - Throws: 65 for a missing key flag, a missing or unreadable file (`<path>: no such file`), a
+///   malformed key (`<path>: invalid private key: must be 32 bytes of 0x-hex`), a wrong password
+///   (`<path>: wrong password: …`) or a PKCS#11 failure (`PKCS#11 C_Login: CKR_PIN_INCORRECT`).
 func loadSigningKey(_ options: ParsedOptions, io: any CommandIO) async throws(CommandFailure) -> any PrehashSigner {
-    try SigningKeyOptions.checkPresent(options)
-    if let path = options.value(SigningKeyOptions.keyFile.name) {
+    switch try SigningKeyOptions.checkPresent(options) {
+    case .keyFile(let path):
         return CLIKeySigner(key: try KeyFile.read(path))
+    case .keystore(let path):
+        let keystore = try KeystoreFile.read(path)
+        let password = try PasswordOptions.password(options, io: io)
+        defer { password.wipe() }
+        return CLIKeySigner(key: try KeystoreFile.decrypt(keystore, password: password, label: path))
+    case .pkcs11:
+        return try PKCS11Options.signer(options, io: io)
     }
-    throw .usage("missing \(ParsedOptions.alternatives(SigningKeyOptions.flagNames))", command: options.commandPath)
 }
 
 /// Signs `digest` and checks that the signature recovers the signer's address.
 ///
-/// - Throws: 1 when the backend fails or returns a signature that does not verify.
+/// - Throws: 65 `signing failed: …` when the backend fails (a PKCS#11 error names the call and
+///   return code) or returns a signature that does not verify.
 func sign(_ digest: Digest32, with signer: any PrehashSigner) async throws(CommandFailure) -> RecoverableSignature {
     let signature: RecoverableSignature
-    do { signature = try await signer.sign(prehash: digest) } catch { throw .failure("signing failed: \(error)") }
+    do { signature = try await signer.sign(prehash: digest) } catch { throw .invalidInput("signing failed: \(error)") }
     guard (try? Secp256k1.recoverAddress(prehash: digest, signature: signature)) == signer.address else {
-        throw .failure("signing failed: the signature does not recover the key's address \(signer.address.checksummed)")
+        throw .invalidInput("signing failed: the signature does not recover the key's address \(signer.address.checksummed)")
     }
     return signature
 }

@@ -22,9 +22,10 @@ enum TypedDataCommands {
         positionals: [TypedDataInput.positional],
         run: runHash)
 
-    /// `typed-data sign --key-file FILE [FILE|-]`.
+    /// `typed-data sign KEY-SOURCE [FILE|-]`.
     static let sign = Command.leaf(
         "sign", summary: "Sign the EIP-712 digest of typed data; print the 65-byte signature r‖s‖v (v = 27/28).",
+        details: SigningKeyOptions.details,
         flags: SigningKeyOptions.flags,
         positionals: [TypedDataInput.positional],
         run: runSign)

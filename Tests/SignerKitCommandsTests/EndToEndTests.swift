@@ -10,7 +10,8 @@ enum Binary {
     }()
 
     /// Runs it with `arguments`, feeding `stdin`; output is captured through files (no pipe deadlocks).
-    static func run(_ arguments: [String], stdin: String = "") throws -> CommandResult {
+    /// `environment` is added to (and overrides) this process's environment for the child only.
+    static func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws -> CommandResult {
         let url = try #require(url)
         let directory = try TemporaryDirectory()
         let input = try directory.write("stdin", stdin)
@@ -19,6 +20,9 @@ enum Binary {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))

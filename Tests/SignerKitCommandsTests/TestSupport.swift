@@ -70,14 +70,14 @@ struct CommandResult: CustomStringConvertible {
     var description: String { "status \(status)\nstdout: \(stdout.debugDescription)\nstderr: \(stderr.debugDescription)" }
 }
 
-/// Runs `signerkit` in-process.
-func signerkit(_ arguments: [String], stdin: String = "") async -> CommandResult {
-    await signerkit(arguments, stdinBytes: Array(stdin.utf8))
+/// Runs `signerkit` in-process; `environment` is what the command sees as its environment.
+func signerkit(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async -> CommandResult {
+    await signerkit(arguments, stdinBytes: Array(stdin.utf8), environment: environment)
 }
 
 /// Runs `signerkit` in-process with raw stdin bytes.
-func signerkit(_ arguments: [String], stdinBytes: [UInt8]) async -> CommandResult {
-    let io = CapturedIO(stdin: stdinBytes)
+func signerkit(_ arguments: [String], stdinBytes: [UInt8], environment: [String: String] = [:]) async -> CommandResult {
+    let io = CapturedIO(stdin: stdinBytes, environment: environment)
     let status = await SignerKitCommandLine.run(arguments, io: io)
     return CommandResult(status: status, stdout: io.output, stderr: io.error)
 }

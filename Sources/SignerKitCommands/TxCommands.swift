@@ -1,0 +1,62 @@
+import EthereumPrimitives
+import EthereumTransactions
+
+/// `signerkit tx sign`: Ethereum transactions.
+enum TxCommands {
+    /// The `tx` group.
+    static let command = Command.group(
+        "tx", summary: "Sign Ethereum transactions (legacy/EIP-155, EIP-2930, EIP-1559).", subcommands: [sign])
+
+    /// `tx sign KEY-SOURCE [FILE|-]`.
+    static let sign = Command.leaf(
+        "sign", summary: "Sign a complete eth_sendTransaction JSON object; print {\"raw\":\"0x…\",\"hash\":\"0x…\"}.",
+        details: """
+            The object must carry every field the transaction needs: chainId, nonce, gas (or gasLimit), and
+            gasPrice, or maxFeePerGas and maxPriorityFeePerGas; a missing one exits 65 naming it. The type is
+            "type" when given, else 0x2 with EIP-1559 fees, 0x1 with an accessList, else legacy (EIP-155). A
+            "from" field must be the signing key's address. Nothing is broadcast ("sign --actions --rpc-url" does
+            that).
+
+            \(SigningKeyOptions.details)
+            """,
+        synopsis: "\(SigningKeyOptions.synopsis) [FILE|-]",
+        flags: SigningKeyOptions.flags,
+        positionals: [.positional("FILE|-", optional: true, help: "transaction JSON; - or no argument reads stdin")],
+        run: runSign)
+
+    /// Signs and prints `{"raw":…,"hash":…}`.
+    static func runSign(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
+        try SigningKeyOptions.checkPresent(context.options)
+        let text = try InputSource(positional: context.options.positional(0)).readText(io: context.io)
+        let request = try parse(text)
+        let transaction = try complete(request)
+        let signer = try await loadSigningKey(context.options, io: context.io)
+        if let from = request.from, from != signer.address {
+            throw .invalidInput(
+                "field \"from\": \(from.checksummed) is not the signing key's address \(signer.address.checksummed)")
+        }
+        let signature = try await SignerKitCommands.sign(transaction.signingHash, with: signer)
+        let signed = transaction.signed(with: signature)
+        context.printLine("{\"raw\":\"\(signed.rawTransactionHex)\",\"hash\":\"\(signed.hash.hex)\"}")
+        return .success
+    }
+
+    /// Parses the request object.
+    ///
+    /// - Throws: 65 with the JSON error or the field (`field "gas": invalid quantity "x"`).
+    static func parse(_ text: String) throws(CommandFailure) -> TransactionRequest {
+        let value: JSONValue
+        do { value = try JSONValue(parsing: text) } catch { throw .invalidInput(error.description) }
+        do { return try TransactionRequest(json: value) } catch { throw .invalidInput(error.description) }
+    }
+
+    /// The complete transaction; the request must name its chain.
+    ///
+    /// - Throws: 65 `field "chainId" is missing`, `field "nonce" is missing`, ….
+    static func complete(_ request: TransactionRequest) throws(CommandFailure) -> Transaction {
+        guard let chainId = request.chainId else {
+            throw .invalidInput(TransactionError.missingField("chainId").description)
+        }
+        do { return try request.complete(chainId: chainId) } catch { throw .invalidInput(error.description) }
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Throwaway SoftHSM2 token stores for the PKCS#11 command tests.
+///
+/// SoftHSM2 reads `SOFTHSM2_CONF` once, in `C_Initialize`, and Cryptoki is initialised once per
+/// process. Every test target of the package runs in one test process, where the PKCS#11 signer
+/// tests initialise SoftHSM2 with their own store; loading it here as well would make one of the
+/// two stores invisible. So this target never loads SoftHSM2 in the main test process:
+///
+/// - in-process command tests (``PKCS11InProcessTests``) run in a child test process of their
+///   own (``childMarker`` set), which creates one store, sets `SOFTHSM2_CONF` in its process
+///   environment before anything loads the module, and passes it in the `CommandIO` environment;
+/// - end-to-end tests run the `signerkit` binary with `SOFTHSM2_CONF` in the child's environment.
+///
+/// Each store is made by `scripts/softhsm-token.sh` in a fresh temporary directory (removed at
+/// exit) and never touches the system token directory.
+enum CLIHSM {
+    /// The SoftHSM2 module.
+    static let modulePath = "/usr/lib/softhsm/libsofthsm2.so"
+
+    /// The user PIN of every test token (throwaway tokens only).
+    static let pin = "cli-test-pin-8472"
+
+    /// Set in the environment of the child test process that runs the in-process PKCS#11 tests.
+    static let childMarker = "SIGNERKIT_CLI_PKCS11_CHILD"
+
+    /// Token labels.
+    enum Label {
+        /// Keys are imported, generated and signed with here (each test uses its own key labels).
+        static let main = "cli-main"
+        /// Only ever given wrong PINs.
+        static let login = "cli-login"
+    }
+
+    /// The label of the P-256 key made on the main token with OpenSC's pkcs11-tool, if available.
+    static let p256Label = "p256-key"
+
+    /// Whether SoftHSM2 and its tools are installed.
+    static var available: Bool {
+        FileManager.default.isReadableFile(atPath: modulePath) && executable("softhsm2-util") != nil
+    }
+
+    /// Whether this process is the child that runs the in-process PKCS#11 tests.
+    static var isChild: Bool { ProcessInfo.processInfo.environment[childMarker] == "1" }
+
+    /// One token store.
+    struct Store: Sendable {
+        /// The store directory.
+        let directory: URL
+        /// `DIR/softhsm2.conf`.
+        let configuration: String
+        /// A file holding ``CLIHSM/pin``.
+        let pinFile: String
+        /// A file holding a wrong PIN.
+        let wrongPinFile: String
+        /// Whether the main token has a P-256 key labelled ``CLIHSM/p256Label``.
+        let hasP256Key: Bool
+
+        /// What a command (or the `signerkit` child) needs in its environment.
+        var environment: [String: String] {
+            ["SOFTHSM2_CONF": configuration, "SIGNERKIT_PKCS11_MODULE": CLIHSM.modulePath]
+        }
+
+        /// `--module`-style flags for the `pkcs11` commands on `token`.
+        func tokenArguments(_ token: String = Label.main, pinFile: String? = nil) -> [String] {
+            ["--module", CLIHSM.modulePath, "--token-label", token, "--pin-file", pinFile ?? self.pinFile]
+        }
+
+        /// The PKCS#11 key-source flags of the signing commands.
+        func signingArguments(keyLabel: String, token: String = Label.main, pinFile: String? = nil) -> [String] {
+            [
+                "--pkcs11-module", CLIHSM.modulePath, "--token-label", token, "--key-label", keyLabel,
+                "--pin-file", pinFile ?? self.pinFile,
+            ]
+        }
+    }
+
+    /// Creates a store with the main and login tokens (and a P-256 key when pkcs11-tool exists).
+    /// Loads no module in this process.
+    static func makeStore() throws -> Store {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signerkit-cli-p11-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        removeAtExit(directory.path)
+        let pinFile = directory.appendingPathComponent("user.pin").path
+        let wrongPinFile = directory.appendingPathComponent("wrong.pin").path
+        try Data((pin + "\n").utf8).write(to: URL(fileURLWithPath: pinFile))
+        try Data("not-the-pin\n".utf8).write(to: URL(fileURLWithPath: wrongPinFile))
+        for path in [pinFile, wrongPinFile] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        }
+        let script = repoRoot.appendingPathComponent("scripts/softhsm-token.sh").path
+        let output = try run(
+            "/bin/bash",
+            [script, "--dir", directory.path, "--pin-file", pinFile, "--module", modulePath, "--label", Label.main, "--label", Label.login],
+            environment: [:])
+        guard output.contains("export SOFTHSM2_CONF=") else {
+            throw CLIHSMError(description: "softhsm-token.sh printed no SOFTHSM2_CONF line: \(output)")
+        }
+        let configuration = directory.appendingPathComponent("softhsm2.conf").path
+        var hasP256Key = false
+        if let tool = executable("pkcs11-tool") {
+            _ = try run(
+                tool,
+                [
+                    "--module", modulePath, "--token-label", Label.main, "--login", "--pin", pin, "--keypairgen",
+                    "--key-type", "EC:prime256v1", "--label", p256Label,
+                ],
+                environment: ["SOFTHSM2_CONF": configuration])
+            hasP256Key = true
+        }
+        return Store(
+            directory: directory, configuration: configuration, pinFile: pinFile, wrongPinFile: wrongPinFile, hasP256Key: hasP256Key)
+    }
+
+    /// The child process's store, with `SOFTHSM2_CONF` set in the process environment before any
+    /// test can load the module (every in-process PKCS#11 test goes through here first).
+    static func inProcessStore() throws -> Store {
+        guard isChild else { throw CLIHSMError(description: "the in-process PKCS#11 store is only made in the child test process") }
+        return try childStore.get()
+    }
+
+    private static let childStore: Result<Store, CLIHSMError> = Result {
+        let store = try makeStore()
+        setenv("SOFTHSM2_CONF", store.configuration, 1)
+        return store
+    }.mapError { CLIHSMError(description: "\($0)") }
+
+    /// The package root (this file is Tests/SignerKitCommandsTests/Support/CLIHSM.swift).
+    static let repoRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The first executable called `name` on `PATH` or in /usr/bin.
+    static func executable(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") + ["/usr/bin"] {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs a tool to completion; its stdout, or an error with its stderr.
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String], environment: [String: String]) throws -> String {
+        let directory = try TemporaryDirectory()
+        let outPath = try directory.write("stdout", "")
+        let errPath = try directory.write("stderr", "")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        try process.run()
+        process.waitUntilExit()
+        let stdout = try String(contentsOfFile: outPath, encoding: .utf8)
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            throw CLIHSMError(description: "\(tool) failed (status \(process.terminationStatus)): \(stderr)")
+        }
+        return stdout
+    }
+
+    /// Directories removed by the `atexit` handler.
+    private static let cleanup = Cleanup()
+
+    /// Removes `path` when the process exits.
+    static func removeAtExit(_ path: String) {
+        cleanup.add(path)
+    }
+}
+
+/// A set-up failure.
+struct CLIHSMError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The directories to remove at exit, registered with one `atexit` handler.
+final class Cleanup: Sendable {
+    private static let paths = Mutex<[String]>([])
+
+    init() {
+        atexit {
+            for path in Cleanup.paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }
+
+    func add(_ path: String) {
+        Self.paths.withLock { $0.append(path) }
+    }
+}
