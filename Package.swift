@@ -89,7 +89,7 @@ let package = Package(
         ),
         .target(
             name: "WalletConnectPay",
-            dependencies: ["SignerKit"],
+            dependencies: ["SignerKit", "EIP712", "Secp256k1", "EthereumPrimitives"],
             swiftSettings: strictSwift
         ),
         .target(

@@ -49,6 +49,7 @@ enum CommandRegistry {
         ActionCommands.command,
         KeystoreCommands.command,
         PKCS11Commands.command,
+        PayCommands.command,
     ]
 
     /// The `signerkit` group itself.

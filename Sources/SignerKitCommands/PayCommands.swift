@@ -1,0 +1,289 @@
+import EthereumPrimitives
+import Foundation
+import SignerKit
+import Synchronization
+import WalletConnectPay
+
+/// `signerkit pay`: pay a WalletConnect Pay payment link, or run a local Pay service.
+///
+/// Register `PayCommands.command` in `CommandRegistry.commands`.
+enum PayCommands {
+    /// `pay PAYMENT-LINK …` and `pay serve-local …` (one leaf: the first argument decides).
+    static let command = Command.leaf(
+        "pay", summary: "Pay a WalletConnect Pay payment link (or run a local Pay service: pay serve-local).",
+        details: """
+            Fetches the payment's options for the accounts, takes --option or the first option it can
+            complete (options with eth_sendTransaction need --rpc-url; options with data collection need
+            --collect-data), signs the option's actions with the key, confirms them and polls until the
+            status is final, then prints every step (merchant, amount, options, actions, results, statuses).
+            Without --account the key's address on Base (eip155:8453) is used.
+            Exit status: 0 when the payment succeeded; 1 when it ended otherwise (failed, expired, cancelled:
+            the steps are printed); 65 for invalid input or any error on the way (Pay API, network, signing:
+            one "error: …" line on stderr, nothing on stdout).
+
+            signerkit pay serve-local [--port N] [--rpc-url URL] runs a local Pay service on 127.0.0.1
+            (any https://pay.walletconnect.com/?pid=pay_<name> link is created on first use) until
+            interrupted; its first line is "listening http://127.0.0.1:<port>".
+
+            \(SigningKeyOptions.details)
+            """,
+        synopsis:
+            "PAYMENT-LINK \(SigningKeyOptions.synopsis) [--account CAIP10]... [options]\n"
+            + "       signerkit pay serve-local [--port N] [--rpc-url URL]",
+        flags: SigningKeyOptions.flags + [
+            .option(
+                "--account", value: "CAIP10", repeatable: true, help: "an account to pay from, e.g. eip155:8453:0x…"),
+            .option("--api-url", value: "URL", help: "the Pay API (default https://api.pay.walletconnect.com)"),
+            .option("--api-key", value: "K", help: "authenticate with an API key (or set SIGNERKIT_PAY_API_KEY)"),
+            .option(
+                "--app-id", value: "A", help: "authenticate with a public App-Id (with --client-id or a fresh one)"),
+            .option("--client-id", value: "ID", help: "the Client-Id sent with --app-id"),
+            .option("--option", value: "ID", help: "the option to pay with (default: the first that can be completed)"),
+            .option(
+                "--max-poll-ms", value: "N", help: "long-poll time and deadline for the final status (default 60000)"),
+            .option(
+                "--rpc-url", value: "URL",
+                help: "Ethereum JSON-RPC node for eth_sendTransaction (serve-local: to check tx hashes)"),
+            .option(
+                "--collect-data", value: "FILE",
+                help: "JSON answers for data collection ({\"fullName\":…} or {\"fields\":[…]})"),
+            .option("--port", value: "N", help: "serve-local: the port (default 0: any free port)"),
+        ],
+        positionals: [.positional("PAYMENT-LINK|serve-local", help: "a payment link, payment id or wallet deep link")],
+        run: run)
+
+    /// The flags `serve-local` accepts.
+    static let serveFlags: Set<String> = ["--port", "--rpc-url"]
+
+    /// Dispatches on the first argument.
+    static func run(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
+        let target = context.options.positional(0) ?? ""
+        if target == "serve-local" { return try await serveLocal(context) }
+        return try await pay(context, link: target)
+    }
+
+    // MARK: - pay
+
+    static func pay(_ context: CommandContext, link: String) async throws(CommandFailure) -> ExitCode {
+        let options = context.options
+        if options.has("--port") { throw context.usageError("--port is for serve-local") }
+        let paymentId: String
+        do { paymentId = try PaymentLink.paymentId(fromLinkOrDeepLink: link) } catch {
+            throw .invalidInput("PAYMENT-LINK: \(error)")
+        }
+        let baseURL = try url(options.value("--api-url"), flag: "--api-url") ?? PayClientConfiguration.productionURL
+        let authentication = try authentication(context)
+        let maxPollMs =
+            try integer(options.value("--max-poll-ms"), flag: "--max-poll-ms", range: 0...3_600_000) ?? 60_000
+        let rpcURL = try url(options.value("--rpc-url"), flag: "--rpc-url")
+        var collected: CollectedData?
+        if let path = options.value("--collect-data") {
+            let text = try InputSource.file(path).readText(io: context.io)
+            do { collected = try CollectedData(json: try JSONValue(parsing: text)) } catch {
+                throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
+            }
+        }
+        var accounts: [AccountID] = []
+        for text in options.allValues("--account") {
+            do { accounts.append(try AccountID(text)) } catch { throw .invalidInput("--account: \(error)") }
+        }
+        try SigningKeyOptions.checkPresent(options)
+        let signer = try await loadSigningKey(options, io: context.io)
+        if accounts.isEmpty { accounts = [AccountID(eip155: 8453, address: signer.address)] }
+        for account in accounts where account.ethereumAddress != signer.address {
+            throw .invalidInput("--account \(account): not the signing key's address \(signer.address.checksummed)")
+        }
+        accounts = PayAccounts.unique(accounts)
+
+        var nodes: [ChainID: any EthereumNode] = [:]
+        if let rpcURL {
+            let node = JSONRPCClient(url: rpcURL)
+            let chain: ChainID
+            do { chain = try ChainID(eip155ChainID: try await node.chainId()) } catch {
+                throw .invalidInput("--rpc-url: \(error)")
+            }
+            nodes[chain] = node
+        }
+        let dispatcher = RpcDispatcher(nodes: nodes)
+        do {
+            try dispatcher.register(PrehashBackend(signer, receiptTimeout: nodes.isEmpty ? nil : .seconds(120)))
+        } catch {
+            throw .invalidInput("\(error)")
+        }
+        let client = PayClient(configuration: PayClientConfiguration(baseURL: baseURL, authentication: authentication))
+        // The steps are printed once the payment reaches a final status: an error on the way leaves
+        // stdout empty (one "error: …" line on stderr, exit status 65).
+        let printer = StepPrinter()
+        let flow = PayFlow(
+            client: client, dispatcher: dispatcher, broadcastChains: Set(nodes.keys), collectedData: collected,
+            maxPollMs: maxPollMs, onStep: { printer.print($0) })
+        let final: PaymentStatusResponse
+        do {
+            final = try await flow.pay(link: paymentId, accounts: accounts, optionId: options.value("--option"))
+        } catch {
+            throw .invalidInput(message(for: error, hasNode: !nodes.isEmpty))
+        }
+        context.printLine("accounts: " + PayAccounts.wire(accounts).joined(separator: ", "))
+        for line in printer.lines { context.printLine(line) }
+        return final.status == .succeeded ? .success : .failure
+    }
+
+    /// The `Api-Key` or `App-Id` + `Client-Id`, or none.
+    static func authentication(_ context: CommandContext) throws(CommandFailure) -> PayAuthentication {
+        let options = context.options
+        let key =
+            options.value("--api-key")
+            ?? context.io.environment["SIGNERKIT_PAY_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        if options.has("--api-key") && options.has("--app-id") {
+            throw context.usageError("--api-key and --app-id cannot be used together")
+        }
+        if let app = options.value("--app-id") {
+            let client = options.value("--client-id") ?? UUID().uuidString.lowercased()
+            return .appId(app, clientId: client)
+        }
+        if options.has("--client-id") { throw context.usageError("--client-id needs --app-id") }
+        if let key { return .apiKey(key) }
+        return .none
+    }
+
+    /// The error's text, with a hint when an option needed a node and none was given.
+    static func message(for error: PayError, hasNode: Bool) -> String {
+        let text = "\(error)"
+        guard !hasNode, text.contains("needs a node") else { return text }
+        return text + " (pass --rpc-url)"
+    }
+
+    // MARK: - serve-local
+
+    static func serveLocal(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
+        let given = context.options.values.keys.filter { !serveFlags.contains($0) }.sorted()
+        if let flag = given.first { throw context.usageError("serve-local does not take \(flag)") }
+        let port = try integer(context.options.value("--port"), flag: "--port", range: 0...65_535) ?? 0
+        var node: (any EthereumNode)?
+        if let rpcURL = try url(context.options.value("--rpc-url"), flag: "--rpc-url") {
+            node = JSONRPCClient(url: rpcURL)
+        }
+        let service: LocalPayService
+        do {
+            service = try LocalPayService(
+                configuration: LocalPayService.Configuration(port: UInt16(port), node: node, autoCreatePayments: true))
+        } catch {
+            throw .invalidInput("serve-local: \(error)")
+        }
+        let demo = service.createPayment(LocalPayService.PaymentSpec(id: "pay_signerkit_demo", amountCents: 150))
+        StopSignal.install()
+        context.printLine("listening \(service.baseURL.absoluteString)")
+        context.printLine("payment link: \(service.paymentLink(for: demo))")
+        context.printLine(
+            "any https://pay.walletconnect.com/?pid=pay_<name> link is created on first use; Ctrl-C stops")
+        while !StopSignal.requested {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        service.stop()
+        return .success
+    }
+
+    // MARK: - helpers
+
+    static func url(_ text: String?, flag: String) throws(CommandFailure) -> URL? {
+        guard let text else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host != nil
+        else { throw .invalidInput("\(flag): not an http(s) URL") }
+        return url
+    }
+
+    static func integer(_ text: String?, flag: String, range: ClosedRange<Int64>) throws(CommandFailure) -> Int64? {
+        guard let text else { return nil }
+        guard let value = Int64(text), range.contains(value) else {
+            throw .invalidInput("\(flag): expected an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+}
+
+/// Turns each ``PayFlow/Step`` into output lines, kept until the command prints them.
+private final class StepPrinter: Sendable {
+    private let buffer = Mutex<[String]>([])
+
+    /// The lines so far, in order.
+    var lines: [String] { buffer.withLock { $0 } }
+
+    func print(_ step: PayFlow.Step) {
+        switch step {
+        case .paymentId(let id):
+            line("payment: \(id)")
+        case .options(let answer):
+            if let info = answer.info {
+                line("merchant: \(info.merchant.name)")
+                line("amount: \(info.amount)")
+                line("status: \(info.status)")
+            }
+            line("options: \(answer.options.count)")
+            for option in answer.options {
+                var parts = [option.id, option.amount.description, option.account]
+                parts.append(option.needsFetch ? "actions fetched on selection" : "\(option.actions.count) action(s)")
+                if option.needsDataCollection { parts.append("data collection") }
+                parts.append("eta \(option.etaS)s")
+                line("  " + parts.joined(separator: " | "))
+            }
+        case .optionSkipped(let option, let reason):
+            line("skipped: \(option.id): \(reason)")
+        case .optionSelected(let option):
+            line("option: \(option.id) (\(option.amount) from \(option.account))")
+        case .dataCollection(_, let url):
+            line("data collection: \(url?.absoluteString ?? "(no page)")")
+        case .actions(_, let actions):
+            for (i, action) in actions.enumerated() { line("action[\(i)]: \(Self.describe(action))") }
+        case .signed(let signed):
+            for (i, result) in signed.results.enumerated() { line("result[\(i)]: \(result)") }
+        case .status(let status):
+            var text = "status: \(status.status)"
+            if let info = status.info { text += " tx \(info.txId) (\(info.optionAmount))" }
+            if !status.isFinal, let poll = status.pollInMs { text += " (poll in \(poll) ms)" }
+            line(text)
+        case .finished(let status):
+            line("final: \(status.status)")
+        }
+    }
+
+    private func line(_ text: String) { buffer.withLock { $0.append(TextSafety.singleLine(text)) } }
+
+    /// `eip155:8453 eth_signTypedData_v4 ReceiveWithAuthorization`, `… eth_sendTransaction to 0x… approve`.
+    static func describe(_ action: WalletRpcAction) -> String {
+        var text = "\(action.chainId) \(action.method)"
+        guard let params = (try? JSONValue(parsing: action.params))?.arrayValue else { return text }
+        switch action.method {
+        case "eth_signTypedData_v4":
+            if params.count > 1 {
+                let typed = params[1].stringValue.flatMap { try? JSONValue(parsing: $0) } ?? params[1]
+                if let primary = typed["primaryType"]?.stringValue { text += " \(primary)" }
+            }
+        case "eth_sendTransaction", "eth_signTransaction":
+            if let tx = params.first {
+                if let to = tx["to"]?.stringValue { text += " to \(to)" }
+                if let data = tx["data"]?.stringValue ?? tx["input"]?.stringValue,
+                    data.lowercased().hasPrefix("0x095ea7b3")
+                {
+                    text += " (ERC-20 approve)"
+                }
+            }
+        default:
+            break
+        }
+        return text
+    }
+}
+
+/// SIGINT/SIGTERM set a flag that `serve-local` polls.
+private enum StopSignal {
+    static let flag = Atomic<Bool>(false)
+
+    static var requested: Bool { flag.load(ordering: .relaxed) }
+
+    static func install() {
+        let handler: @convention(c) (Int32) -> Void = { _ in StopSignal.flag.store(true, ordering: .relaxed) }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+    }
+}

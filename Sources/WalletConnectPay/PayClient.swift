@@ -1,0 +1,256 @@
+import EthereumPrimitives
+import Foundation
+import SignerKit
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A client of the WalletConnect Pay gateway API.
+///
+/// ```swift
+/// let client = PayClient(configuration: .init(authentication: .appId("…", clientId: "…")))
+/// let answer = try await client.paymentOptions(paymentId: id, accounts: accounts)
+/// let actions = try await client.requiredActions(paymentId: id, optionId: answer.options[0].id)
+/// let signed = try await dispatcher.sign(actions: actions)
+/// let final = try await client.confirmPayment(paymentId: id, optionId: answer.options[0].id, signed: signed)
+/// ```
+///
+/// The client remembers the options it received and the wallet RPC actions it resolved for each
+/// option; ``confirmPayment(paymentId:optionId:signed:collectedData:maxPollMs:onStatus:)`` accepts
+/// only a ``SignedActions`` that answers exactly those actions, in order. Requests are retried on
+/// 429 (honouring `Retry-After`), 5xx and transport errors per ``PayClientConfiguration/retry``.
+public final class PayClient: Sendable {
+    private struct OptionKey: Hashable {
+        let paymentId: String
+        let optionId: String
+    }
+
+    private struct State {
+        var options: [OptionKey: PaymentOption] = [:]
+        var actions: [OptionKey: [WalletRpcAction]] = [:]
+    }
+
+    /// The configuration in use.
+    public let configuration: PayClientConfiguration
+
+    private let transport: PayTransport
+    private let ownsSession: Bool
+    private let state = Mutex(State())
+
+    /// A client; by default it makes its own ephemeral `URLSession`.
+    public init(configuration: PayClientConfiguration, session: URLSession? = nil) {
+        self.configuration = configuration
+        if let session {
+            transport = PayTransport(configuration: configuration, session: session)
+            ownsSession = false
+        } else {
+            let sessionConfiguration = URLSessionConfiguration.ephemeral
+            sessionConfiguration.timeoutIntervalForRequest = PayTransport.idleTimeout(configuration.connectTimeout)
+            sessionConfiguration.timeoutIntervalForResource = 24 * 3600
+            sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            transport = PayTransport(
+                configuration: configuration, session: URLSession(configuration: sessionConfiguration))
+            ownsSession = true
+        }
+    }
+
+    deinit {
+        if ownsSession { transport.session.finishTasksAndInvalidate() }
+    }
+
+    // MARK: - Payment and options
+
+    /// `GET /v1/gateway/payment/{id}`: what the payment is for, to show before asking for accounts.
+    public func payment(paymentId: String) async throws(PayError) -> PaymentInfo {
+        let json = try await transport.send("GET", endpoint: .payment, paymentId: paymentId, suffix: "")
+        return try PaymentInfo(json: json, path: "payment")
+    }
+
+    /// `POST /v1/gateway/payment/{id}/options?includePaymentInfo=…` with `{"accounts":[…],"refresh":…}`.
+    ///
+    /// The options are remembered (replacing earlier ones of this payment), and for options made only
+    /// of wallet RPC actions, so are their actions.
+    public func paymentOptions(
+        paymentId: String, accounts: [AccountID], includePaymentInfo: Bool = true, refresh: [String]? = nil
+    ) async throws(PayError) -> PaymentOptionsResponse {
+        guard !accounts.isEmpty else { throw .invalidAccounts("the list is empty") }
+        let body = JSONValue.object(
+            JSONObject([
+                "accounts": .array(PayAccounts.wire(accounts).map { .string($0) }),
+                "refresh": refresh.map { .array($0.map { .string($0) }) } ?? .null,
+            ]))
+        let json = try await transport.send(
+            "POST", endpoint: .options, paymentId: paymentId, suffix: "/options",
+            query: [("includePaymentInfo", includePaymentInfo ? "true" : "false")], body: body)
+        let answer = try PaymentOptionsResponse(json: json)
+        state.withLock { state in
+            for key in state.options.keys where key.paymentId == paymentId {
+                state.options[key] = nil
+                state.actions[key] = nil
+            }
+            for option in answer.options {
+                let key = OptionKey(paymentId: paymentId, optionId: option.id)
+                state.options[key] = option
+                if !option.needsFetch { state.actions[key] = option.actions.compactMap(\.walletRpcAction) }
+            }
+        }
+        return answer
+    }
+
+    /// The option last received for this payment.
+    public func option(paymentId: String, optionId: String) -> PaymentOption? {
+        state.withLock { $0.options[OptionKey(paymentId: paymentId, optionId: optionId)] }
+    }
+
+    // MARK: - Actions
+
+    /// `POST /v1/gateway/payment/{id}/fetch` with `{"optionId","data"}`: resolves one `build` action.
+    ///
+    /// - Throws: ``PayError/invalidResponse(_:)`` when the answer holds another `build` action.
+    public func fetch(paymentId: String, optionId: String, data: String) async throws(PayError) -> [WalletRpcAction] {
+        let body = JSONValue.object(JSONObject(["optionId": .string(optionId), "data": .string(data)]))
+        let json = try await transport.send(
+            "POST", endpoint: .fetch, paymentId: paymentId, suffix: "/fetch", body: body)
+        let object = try PayJSON.object(json, "fetch response")
+        var actions: [WalletRpcAction] = []
+        for (i, element) in try PayJSON.array(object["actions"], "actions").enumerated() {
+            guard case .walletRpc(let action) = try PayAction(json: element, path: "actions[\(i)]") else {
+                throw .invalidResponse("actions[\(i)]: fetch returned a build action")
+            }
+            actions.append(action)
+        }
+        return actions
+    }
+
+    /// The wallet RPC actions of an option, in order: its `walletRpc` actions as given and its `build`
+    /// actions resolved with ``fetch(paymentId:optionId:data:)``. The result is remembered for
+    /// ``confirmPayment(paymentId:optionId:signed:collectedData:maxPollMs:onStatus:)``.
+    ///
+    /// - Throws: ``PayError/unknownOption(_:)`` when the option was not among the options last received.
+    public func requiredActions(paymentId: String, optionId: String) async throws(PayError) -> [WalletRpcAction] {
+        let key = OptionKey(paymentId: paymentId, optionId: optionId)
+        guard let option = state.withLock({ $0.options[key] }) else { throw .unknownOption(optionId) }
+        var actions: [WalletRpcAction] = []
+        for action in option.actions {
+            switch action {
+            case .walletRpc(let rpc): actions.append(rpc)
+            case .build(let data): actions += try await fetch(paymentId: paymentId, optionId: optionId, data: data)
+            }
+        }
+        guard !actions.isEmpty else { throw .invalidResponse("option \(optionId) has no actions") }
+        state.withLock { $0.actions[key] = actions }
+        return actions
+    }
+
+    /// The actions remembered for an option (from the options answer or ``requiredActions(paymentId:optionId:)``).
+    public func rememberedActions(paymentId: String, optionId: String) -> [WalletRpcAction]? {
+        state.withLock { $0.actions[OptionKey(paymentId: paymentId, optionId: optionId)] }
+    }
+
+    // MARK: - Confirm and status
+
+    /// Confirms the option with its signed actions, then polls `GET …/status` every `pollInMs` (1 s when absent)
+    /// until the status is final, and returns that final status.
+    ///
+    /// - Parameters:
+    ///   - signed: the dispatcher's bundle; it must answer exactly the option's remembered actions, in order.
+    ///   - collectedData: the field-list answers, for options that collect data without a page.
+    ///   - maxPollMs: sent as `maxPollMs` (the server may hold each answer that long); when above 0 it is
+    ///     also the client's deadline for a final status. `nil` sends nothing and waits without a deadline.
+    ///   - onStatus: called with the confirm answer and each status answer.
+    /// - Throws: ``PayError/actionsNotFetched(optionId:)``, ``PayError/signedActionsMismatch(optionId:reason:)``
+    ///   before any request; API errors; ``PayError/pollingTimedOut(lastStatus:)``.
+    public func confirmPayment(
+        paymentId: String, optionId: String, signed: SignedActions, collectedData: CollectedData? = nil,
+        maxPollMs: Int64? = nil, onStatus: (@Sendable (PaymentStatusResponse) -> Void)? = nil
+    ) async throws(PayError) -> PaymentStatusResponse {
+        let start = ContinuousClock.now
+        let first = try await submitConfirmation(
+            paymentId: paymentId, optionId: optionId, signed: signed, collectedData: collectedData, maxPollMs: maxPollMs
+        )
+        onStatus?(first)
+        return try await waitForFinalStatus(
+            paymentId: paymentId, from: first, maxPollMs: maxPollMs, startedAt: start, onStatus: onStatus)
+    }
+
+    /// `POST /v1/gateway/payment/{id}/confirm?maxPollMs=N` with `{"optionId","results":[…],"collectedData"?}`,
+    /// once, without polling. Checks the bundle first, like ``confirmPayment(paymentId:optionId:signed:collectedData:maxPollMs:onStatus:)``.
+    public func submitConfirmation(
+        paymentId: String, optionId: String, signed: SignedActions, collectedData: CollectedData? = nil,
+        maxPollMs: Int64? = nil
+    ) async throws(PayError) -> PaymentStatusResponse {
+        let key = OptionKey(paymentId: paymentId, optionId: optionId)
+        guard let expected = state.withLock({ $0.actions[key] }) else { throw .actionsNotFetched(optionId: optionId) }
+        guard signed.answers(expected) else {
+            throw .signedActionsMismatch(
+                optionId: optionId, reason: Self.mismatch(expected: expected, signed: signed.actions))
+        }
+        var body = JSONObject([
+            "optionId": .string(optionId),
+            "results": .array(
+                signed.results.map {
+                    .object(JSONObject(["type": .string("walletRpc"), "data": .array([.string($0)])]))
+                }),
+        ])
+        if let collectedData { body["collectedData"] = collectedData.json }
+        let poll = max(0, maxPollMs ?? 0)
+        let json = try await transport.send(
+            "POST", endpoint: .confirm, paymentId: paymentId, suffix: "/confirm",
+            query: maxPollMs.map { [("maxPollMs", String(max(0, $0)))] } ?? [], body: .object(body),
+            longPoll: .milliseconds(poll))
+        return try PaymentStatusResponse(json: json)
+    }
+
+    /// `GET /v1/gateway/payment/{id}/status?maxPollMs=N`.
+    public func paymentStatus(paymentId: String, maxPollMs: Int64? = nil) async throws(PayError)
+        -> PaymentStatusResponse
+    {
+        let poll = max(0, maxPollMs ?? 0)
+        let json = try await transport.send(
+            "GET", endpoint: .status, paymentId: paymentId, suffix: "/status",
+            query: maxPollMs.map { [("maxPollMs", String(max(0, $0)))] } ?? [], longPoll: .milliseconds(poll))
+        return try PaymentStatusResponse(json: json)
+    }
+
+    /// Polls the status after `from` until it is final: waits `pollInMs` (1000 when absent) between requests.
+    /// With `maxPollMs` above 0 the whole wait (counted from `startedAt`) is bounded by it.
+    public func waitForFinalStatus(
+        paymentId: String, from current: PaymentStatusResponse, maxPollMs: Int64? = nil,
+        startedAt: ContinuousClock.Instant = .now, onStatus: (@Sendable (PaymentStatusResponse) -> Void)? = nil
+    ) async throws(PayError) -> PaymentStatusResponse {
+        var current = current
+        let clock = ContinuousClock()
+        let deadline = maxPollMs.flatMap { $0 > 0 ? startedAt.advanced(by: .milliseconds($0)) : nil }
+        while !current.isFinal {
+            var wake = clock.now.advanced(by: .milliseconds(max(0, current.pollInMs ?? 1000)))
+            if let deadline {
+                guard clock.now < deadline else { throw .pollingTimedOut(lastStatus: current.status) }
+                wake = min(wake, deadline)
+            }
+            do { try await Task.sleep(until: wake, clock: clock) } catch { throw .cancelled }
+            var poll = maxPollMs
+            if let deadline, let requested = maxPollMs {
+                let left = clock.now.duration(to: deadline)
+                guard left > .zero else { throw .pollingTimedOut(lastStatus: current.status) }
+                let (seconds, attoseconds) = left.components
+                poll = min(requested, max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+            }
+            current = try await paymentStatus(paymentId: paymentId, maxPollMs: poll)
+            onStatus?(current)
+        }
+        return current
+    }
+
+    /// Why `signed` is not the expected bundle: the count or the first differing action.
+    static func mismatch(expected: [WalletRpcAction], signed: [WalletRpcAction]) -> String {
+        guard expected.count == signed.count else {
+            return "the option has \(expected.count) action(s), the bundle answers \(signed.count)"
+        }
+        for (i, (a, b)) in zip(expected, signed).enumerated() where a != b {
+            return "action[\(i)] differs (option: \(a.method) on \(a.chainId), bundle: \(b.method) on \(b.chainId))"
+        }
+        return "the bundle answers other actions"
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+
+/// Why a string yields no payment id.
+public enum PaymentLinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The string is empty (or only whitespace).
+    case empty
+    /// A `wc:` URI without a `pay` parameter, or a Pay URL without `pid` and without a path.
+    case noPaymentId(String)
+    /// Neither a `wc:` URI, an `http(s)` URL nor a bare id (a scheme-less string without `/`).
+    case unsupported(String)
+
+    /// A one-line explanation.
+    public var description: String {
+        switch self {
+        case .empty: "payment link: empty"
+        case .noPaymentId(let link): "payment link \(link.debugDescription) carries no payment id"
+        case .unsupported(let link):
+            "\(link.debugDescription) is not a payment link (expected a wc: URI, an http(s) URL or a payment id)"
+        }
+    }
+}
+
+/// WalletConnect Pay payment links: detection, payment-id extraction and wallet deep links.
+///
+/// ```swift
+/// PaymentLink.isPaymentLink("https://pay.walletconnect.com/?pid=pay_123")      // true
+/// try PaymentLink.paymentId(from: "https://pay.walletconnect.com/pay_123")     // "pay_123"
+/// PaymentLink.paymentLink(fromWalletDeepLink: "yourwallet://walletconnectpay?paymentId=pay_1")  // "pay_1"
+/// ```
+public enum PaymentLink {
+    /// The Pay host; it and its subdomains carry the id in `pid` or the path.
+    public static let payHost = "pay.walletconnect.com"
+
+    /// The markers that make a string a payment link (compared lower-cased).
+    static let markers = ["pay.", "pay=", "pay_", "pay%2e", "pay%3d", "pay%5f"]
+
+    /// Whether `text` looks like a payment link: its lower-cased form contains `pay.`, `pay=`,
+    /// `pay_`, `pay%2e`, `pay%3d` or `pay%5f`. Cheap; use it to route scanned codes, then call
+    /// ``paymentId(from:)``.
+    public static func isPaymentLink(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return markers.contains { lower.contains($0) }
+    }
+
+    /// Extracts the payment id from a payment link.
+    ///
+    /// Tries the URL-decoded string, then the original:
+    /// - `wc:` URIs: the `pay` query parameter, extracted in turn;
+    /// - `http(s)` on `pay.walletconnect.com` or a subdomain of it: the `pid` query parameter, else
+    ///   the path without its leading `/`;
+    /// - `http(s)` on any other host: the whole URL, percent-encoded;
+    /// - no scheme and no `/`: the string itself.
+    ///
+    /// Surrounding whitespace is ignored.
+    public static func paymentId(from link: String) throws(PaymentLinkError) -> String {
+        let text = link.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw .empty }
+        var candidates: [String] = []
+        if let decoded = text.removingPercentEncoding, decoded != text { candidates.append(decoded) }
+        candidates.append(text)
+        var firstFailure: PaymentLinkError?
+        for candidate in candidates {
+            switch extract(candidate, depth: 0) {
+            case .success(let id): return id
+            case .failure(let error): if firstFailure == nil { firstFailure = error }
+            }
+        }
+        throw firstFailure ?? .unsupported(text)
+    }
+
+    /// The payment link (or bare payment id) carried by a wallet deep link, or `nil` when `url` is not one:
+    /// - `yourwallet://?uri=wc:…&pay=…` (the `uri` value, encoded or not, when it is a payment link);
+    /// - `yourwallet://walletconnectpay?paymentId=pay_…` (the `paymentId` value).
+    ///
+    /// `wc:`, `http(s)` payment links themselves are not deep links: pass them to ``paymentId(from:)``.
+    public static func paymentLink(fromWalletDeepLink url: String) -> String? {
+        let text = url.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let schemeEnd = schemeLength(text) else { return nil }
+        let scheme = text.prefix(schemeEnd).lowercased()
+        guard scheme != "wc" else { return nil }
+        guard let question = text.firstIndex(of: "?") else { return nil }
+        var query = text[text.index(after: question)...]
+        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        let head = text[..<question].lowercased()
+
+        if head.contains("walletconnectpay"),
+            let id = parameters(query).first(where: { $0.name == "paymentId" })?.value, !id.isEmpty
+        {
+            return id
+        }
+        // `uri=` as a parameter: at the start of the query or after `&`.
+        var searchStart = query.startIndex
+        while let range = query[searchStart...].range(of: "uri=") {
+            let atBoundary = range.lowerBound == query.startIndex || query[query.index(before: range.lowerBound)] == "&"
+            if atBoundary {
+                let rest = query[range.upperBound...]
+                let segment = rest.prefix { $0 != "&" }
+                let value: String
+                if segment.lowercased().hasPrefix("wc:") {
+                    // An unencoded wc: URI runs to the end: its own `&pay=…` follows it.
+                    value = String(rest)
+                } else {
+                    value = String(segment).removingPercentEncoding ?? String(segment)
+                }
+                return isPaymentLink(value) ? value : nil
+            }
+            searchStart = range.upperBound
+        }
+        return nil
+    }
+
+    /// The payment id from a wallet deep link, a payment link or a bare id: unwraps a deep link first.
+    public static func paymentId(fromLinkOrDeepLink text: String) throws(PaymentLinkError) -> String {
+        if let inner = paymentLink(fromWalletDeepLink: text) { return try paymentId(from: inner) }
+        return try paymentId(from: text)
+    }
+
+    /// `id` as one URL path segment: unreserved characters and existing `%XX` escapes stay, the rest is encoded.
+    public static func pathSegment(_ id: String) -> String {
+        var out = ""
+        let bytes = Array(id.utf8)
+        var i = 0
+        while i < bytes.count {
+            let c = bytes[i]
+            if isUnreserved(c) {
+                out.unicodeScalars.append(Unicode.Scalar(c))
+            } else if c == UInt8(ascii: "%"), i + 2 < bytes.count, isHexDigit(bytes[i + 1]), isHexDigit(bytes[i + 2]) {
+                out += "%" + String(decoding: bytes[(i + 1)...(i + 2)], as: UTF8.self).uppercased()
+                i += 2
+            } else {
+                out += percentByte(c)
+            }
+            i += 1
+        }
+        return out
+    }
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`).
+    public static func percentEncode(_ text: String) -> String {
+        var out = ""
+        for c in text.utf8 {
+            if isUnreserved(c) { out.unicodeScalars.append(Unicode.Scalar(c)) } else { out += percentByte(c) }
+        }
+        return out
+    }
+
+    // MARK: - Extraction
+
+    private static func extract(_ candidate: String, depth: Int) -> Result<String, PaymentLinkError> {
+        let lower = candidate.lowercased()
+        if lower.hasPrefix("wc:") {
+            guard depth == 0 else { return .failure(.unsupported(candidate)) }
+            guard let question = candidate.firstIndex(of: "?"),
+                let pay = parameters(candidate[candidate.index(after: question)...]).first(where: { $0.name == "pay" })?
+                    .value,
+                !pay.isEmpty
+            else { return .failure(.noPaymentId(candidate)) }
+            return extract(pay, depth: depth + 1)
+        }
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            guard let components = URLComponents(string: candidate), let host = components.host?.lowercased(),
+                !host.isEmpty
+            else { return .failure(.unsupported(candidate)) }
+            guard host == payHost || host.hasSuffix("." + payHost) else {
+                return .success(percentEncode(candidate))
+            }
+            if let pid = components.queryItems?.first(where: { $0.name == "pid" })?.value, !pid.isEmpty {
+                return .success(pid)
+            }
+            var path = Substring(components.path)
+            if path.hasPrefix("/") { path = path.dropFirst() }
+            guard !path.isEmpty else { return .failure(.noPaymentId(candidate)) }
+            return .success(String(path))
+        }
+        if schemeLength(candidate) != nil || candidate.contains("/") { return .failure(.unsupported(candidate)) }
+        return .success(candidate)
+    }
+
+    /// The length of an RFC 3986 scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` before `:`), if any.
+    static func schemeLength(_ text: String) -> Int? {
+        var count = 0
+        for c in text.utf8 {
+            if c == UInt8(ascii: ":") { return count > 0 ? count : nil }
+            let alpha = (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+            let allowed = alpha || (count > 0 && ((0x30...0x39).contains(c) || c == 0x2B || c == 0x2D || c == 0x2E))
+            guard allowed else { return nil }
+            count += 1
+        }
+        return nil
+    }
+
+    /// `name=value` pairs of a query string, both percent-decoded when they decode.
+    static func parameters(_ query: Substring) -> [(name: String, value: String)] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let name: Substring
+            let value: Substring
+            if let equals = pair.firstIndex(of: "=") {
+                name = pair[..<equals]
+                value = pair[pair.index(after: equals)...]
+            } else {
+                name = pair
+                value = ""
+            }
+            return (
+                String(name).removingPercentEncoding ?? String(name),
+                String(value).removingPercentEncoding ?? String(value)
+            )
+        }
+    }
+
+    @inline(__always) static func isUnreserved(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+            || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "~")
+    }
+
+    @inline(__always) static func isHexDigit(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
+    }
+
+    static func percentByte(_ c: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        return String(decoding: [UInt8(ascii: "%"), digits[Int(c >> 4)], digits[Int(c & 0x0F)]], as: UTF8.self)
+    }
+}
+
+/// Whether `text` looks like a WalletConnect Pay payment link (see ``PaymentLink/isPaymentLink(_:)``).
+public func isPaymentLink(_ text: String) -> Bool { PaymentLink.isPaymentLink(text) }

@@ -1,1 +1,0 @@
-/// WalletConnect Pay module.
