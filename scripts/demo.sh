@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# SignerKit CLI demo: a throwaway key signs the Ronin order (EIP-712) and a personal message
-# (EIP-191), and recovery returns the key's address both times.
+# SignerKit demo: a throwaway key signs the Ronin order (EIP-712) and a personal message (EIP-191),
+# recovery returns the key's address both times; then a whole WalletConnect Pay payment runs
+# against the bundled local Pay service (scripts/pay-demo.sh).
 #
 # Usage: scripts/demo.sh
 #   SIGNERKIT_BIN=/path/to/signerkit scripts/demo.sh   # use an already built binary
@@ -20,7 +21,8 @@ if [[ -n "${SIGNERKIT_BIN:-}" ]]; then
 else
     echo "==> building signerkit (release)"
     swift build -c release --package-path "$root" --product signerkit >/dev/null
-    signerkit() { swift run -c release --package-path "$root" --skip-build signerkit "$@"; }
+    SIGNERKIT_BIN="$(swift build -c release --package-path "$root" --show-bin-path)/signerkit"
+    signerkit() { "$SIGNERKIT_BIN" "$@"; }
 fi
 
 workdir="$(mktemp -d "${TMPDIR:-/tmp}/signerkit-demo.XXXXXX")"
@@ -73,3 +75,7 @@ else
     echo "    FAILED: expected $address, got $typed_signer and $message_signer" >&2
     exit 1
 fi
+
+# The main job: a whole WalletConnect Pay payment against the bundled local Pay service.
+printf '\n==> WalletConnect Pay: a whole payment through the local Pay service\n'
+SIGNERKIT_BIN="$SIGNERKIT_BIN" "$root/scripts/pay-demo.sh"
