@@ -79,7 +79,7 @@ let package = Package(
         ),
         .target(
             name: "RedirectSigner",
-            dependencies: ["SignerKit"],
+            dependencies: ["SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions"],
             swiftSettings: strictSwift
         ),
         .target(

@@ -50,6 +50,7 @@ enum CommandRegistry {
         KeystoreCommands.command,
         PKCS11Commands.command,
         PayCommands.command,
+        WaypointCommands.command,
     ]
 
     /// The `signerkit` group itself.

@@ -1,0 +1,95 @@
+import EthereumPrimitives
+import SignerKit
+
+/// A hosted Ronin Waypoint wallet as a dispatcher backend: `eth_signTypedData_v4`, `personal_sign`
+/// and `eth_sendTransaction` for the authorized address(es), on Ronin mainnet and Saigon unless
+/// configured otherwise.
+///
+/// ```swift
+/// let session = WaypointSession(clientId: "my-client", transport: try LoopbackTransport(opener: .systemBrowser))
+/// let signer = try await WaypointSigner.authorize(session: session)
+/// let dispatcher = RpcDispatcher()
+/// try dispatcher.register(softwareKey)   // one action list can mix backends
+/// try dispatcher.register(signer)
+/// let signed = try await dispatcher.sign(actions: actions)   // results in action order
+/// ```
+///
+/// Every request names the signing account as `expectAddress`, and every result is verified before
+/// it is returned: a signature must recover to the account over the digest SignerKit computed from
+/// the resolved request (never a digest the wallet reports), and a transaction hash must be 32
+/// bytes. The hosted wallet picks nonce, gas and fees for transactions itself; a request's own
+/// values for those are not forwarded. `personal_sign` messages must be UTF-8 text, since the hosted
+/// wallet signs text only.
+public struct WaypointSigner: WalletRpcSigner {
+    /// The round-trip machinery.
+    public let session: WaypointSession
+    /// The accounts this backend signs for.
+    public let accounts: [Address]
+    /// The chains it signs on (`nil`: every eip155 chain).
+    public let chains: Set<ChainID>?
+
+    /// A backend for `accounts` (e.g. from an earlier ``WaypointSession/authorize(chainId:scope:)``).
+    public init(session: WaypointSession, accounts: [Address], chains: Set<ChainID>? = Waypoint.roninChains) {
+        self.session = session
+        self.accounts = accounts
+        self.chains = chains
+    }
+
+    /// A backend for the addresses of an authorization: the keyless wallet and any external account.
+    public init(
+        session: WaypointSession, authorization: WaypointAuthorization, chains: Set<ChainID>? = Waypoint.roninChains
+    ) {
+        self.init(session: session, accounts: authorization.addresses, chains: chains)
+    }
+
+    /// Signs the user in and returns a backend for the authorized addresses.
+    public static func authorize(
+        session: WaypointSession, chainId: UInt256 = UInt256(Waypoint.roninMainnet),
+        chains: Set<ChainID>? = Waypoint.roninChains
+    ) async throws(WaypointError) -> WaypointSigner {
+        let authorization = try await session.authorize(chainId: chainId)
+        return WaypointSigner(session: session, authorization: authorization, chains: chains)
+    }
+
+    /// `eth_signTypedData_v4`, `personal_sign`, `eth_sendTransaction`.
+    public var methods: Set<RpcMethod> { [.signTypedDataV4, .personalSign, .sendTransaction] }
+
+    /// `WaypointSigner(<origin>)`.
+    public var name: String { "WaypointSigner(\(session.origin))" }
+
+    /// Sends the request to the hosted wallet, waits for the callback and verifies it.
+    public func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
+        guard methods.contains(request.method) else { throw .unsupportedMethod(request.method.rawValue) }
+        guard accounts.contains(request.account) else {
+            throw .invalidRequest("account \(request.account) is not authorized with this hosted wallet")
+        }
+        do {
+            return try await perform(request)
+        } catch {
+            throw error.signerError
+        }
+    }
+
+    private func perform(_ request: ResolvedRequest) async throws(WaypointError) -> ActionResult {
+        switch (request.method, request.payload) {
+        case (.personalSign, .personalMessage(let bytes, let digest)):
+            return .signature(
+                try await session.signPersonalMessage(
+                    bytes: bytes, digest: digest, account: request.account, chainId: request.chainId))
+        case (.signTypedDataV4, .typedData(let typedData, let hashes)):
+            return .signature(
+                try await session.signTypedData(
+                    typedData, digest: hashes.digest, account: request.account, chainId: request.chainId))
+        case (.sendTransaction, .transaction(let transaction, _)):
+            guard let to = transaction.to else {
+                throw .invalidRequest("the hosted wallet cannot deploy contracts: transaction has no to")
+            }
+            let hash = try await session.sendTransaction(
+                to: to, value: transaction.value, data: transaction.data, account: request.account,
+                chainId: request.chainId)
+            return .transactionHash(hash)
+        default:
+            throw .invalidRequest("\(request.method) is not supported by the hosted wallet")
+        }
+    }
+}

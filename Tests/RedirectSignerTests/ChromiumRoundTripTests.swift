@@ -1,0 +1,168 @@
+import EIP712
+import EthereumPrimitives
+import Foundation
+import RedirectSigner
+import SignerKit
+import Synchronization
+import Testing
+
+/// The end-to-end path a user takes: a real browser opens the request URL on the simulated hosted
+/// wallet, the user clicks Approve (or Reject), the wallet answers with a 302 to SignerKit's
+/// loopback listener, and the dispatcher returns the verified result among software-key results.
+///
+/// Locally the suite is skipped when `/usr/bin/chromium` is missing; with `CI=true` a missing
+/// browser fails the run.
+@Suite(
+    "Headless Chromium round trip", .serialized,
+    .enabled(
+        if: HeadlessChromium.isAvailable || HeadlessChromium.isCI, "chromium not installed (apt-get install chromium)"))
+struct ChromiumRoundTripTests {
+    /// What the browser saw for one request.
+    struct Visit: Sendable {
+        let requestURL: String
+        let outcome: String
+        let finalURL: String
+    }
+
+    /// An opener that drives a Chromium tab: open the URL, wait for the approval page, click `button`,
+    /// wait for the listener's page.
+    final class Clicker: Sendable {
+        let chromium: HeadlessChromium
+        let button: String
+        private let visits = Mutex<[Visit]>([])
+        private let failures = Mutex<[String]>([])
+
+        init(chromium: HeadlessChromium, button: String) {
+            self.chromium = chromium
+            self.button = button
+        }
+
+        var opener: URLOpener {
+            URLOpener { url in
+                Task {
+                    do {
+                        let session = try await self.chromium.openTab(url)
+                        _ = try await self.chromium.waitFor(
+                            "document.querySelector('#\(self.button)') !== null", session: session)
+                        _ = try await self.chromium.evaluate(
+                            "document.querySelector('#\(self.button)').click()", session: session)
+                        let seen = try await self.chromium.waitFor(
+                            "(document.getElementById('result') && location.href.indexOf('/callback') > 0) ? "
+                                + "document.getElementById('result').dataset.outcome + ' ' + location.href : ''",
+                            session: session)
+                        let parts = seen.split(separator: " ", maxSplits: 1).map(String.init)
+                        self.visits.withLock {
+                            $0.append(
+                                Visit(requestURL: url, outcome: parts[0], finalURL: parts.count > 1 ? parts[1] : ""))
+                        }
+                    } catch {
+                        self.failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+
+        func waitForVisits(_ count: Int) async -> [Visit] {
+            for _ in 0..<300 where visits.withLock({ $0.count }) < count {
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            return visits.withLock { $0 }
+        }
+
+        var errors: [String] { failures.withLock { $0 } }
+    }
+
+    func launch() throws -> HeadlessChromium? {
+        guard HeadlessChromium.isAvailable else {
+            Issue.record(
+                "CI=true but \(HeadlessChromium.executablePath) is missing: install Debian's chromium package (apt-get install -y chromium)"
+            )
+            return nil
+        }
+        return try HeadlessChromium()
+    }
+
+    @Test func approveInTheBrowserThroughTheDispatcher() async throws {
+        guard let chromium = try launch() else { return }
+        let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet, clientId: "e2e-client"))
+        simulator.start()
+        let clicker = Clicker(chromium: chromium, button: "approve")
+        let session = WaypointSession(
+            origin: simulator.origin, clientId: "e2e-client", transport: try LoopbackTransport(opener: clicker.opener),
+            timeout: .seconds(90))
+        let dispatcher = RpcDispatcher()
+        try dispatcher.register(TestKeys.software)
+        try dispatcher.register(WaypointSigner(session: session, accounts: [TestKeys.wallet.address]))
+
+        let actions = [
+            MixedBatch.personalSign("software before", by: TestKeys.software.address),
+            try MixedBatch.typedData(by: TestKeys.wallet.address),
+            MixedBatch.personalSign("software after", by: TestKeys.software.address),
+            MixedBatch.personalSign("approved in Chromium: 1+1 & #", by: TestKeys.wallet.address),
+        ]
+        let outcome: Result<SignedActions, any Error>
+        do { outcome = .success(try await dispatcher.sign(actions: actions)) } catch { outcome = .failure(error) }
+        let visits = await clicker.waitForVisits(2)
+        await session.close()
+        await simulator.stop()
+        await chromium.close()
+
+        let signed = try outcome.get()
+        #expect(clicker.errors.isEmpty, "browser driver: \(clicker.errors) \(chromium.log)")
+        #expect(signed.answers(actions))
+        let typedDigest = try TypedData(jsonText: Fixtures.typedDataJSON).digest()
+        MixedBatch.expectSignature(
+            signed.outcomes[0], by: TestKeys.software.address,
+            digest: PersonalMessage.digest(Array("software before".utf8)))
+        MixedBatch.expectSignature(signed.outcomes[1], by: TestKeys.wallet.address, digest: typedDigest)
+        MixedBatch.expectSignature(
+            signed.outcomes[2], by: TestKeys.software.address,
+            digest: PersonalMessage.digest(Array("software after".utf8)))
+        MixedBatch.expectSignature(
+            signed.outcomes[3], by: TestKeys.wallet.address,
+            digest: PersonalMessage.digest(Array("approved in Chromium: 1+1 & #".utf8)))
+        #expect(visits.count == 2)
+        for visit in visits {
+            #expect(visit.outcome == "accepted")
+            #expect(visit.finalURL.hasPrefix(session.redirectURI + "?"))
+            #expect(visit.requestURL.hasPrefix(simulator.origin + "/wallet/sign?clientId=e2e-client&"))
+        }
+        #expect(simulator.receivedRequests.contains { $0.parameters["message"] == "approved in Chromium: 1+1 & #" })
+    }
+
+    @Test func rejectInTheBrowserFailsTheBatch() async throws {
+        guard let chromium = try launch() else { return }
+        let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet))
+        simulator.start()
+        let clicker = Clicker(chromium: chromium, button: "reject")
+        let session = WaypointSession(
+            origin: simulator.origin, clientId: "c", transport: try LoopbackTransport(opener: clicker.opener),
+            timeout: .seconds(90))
+        let dispatcher = RpcDispatcher()
+        try dispatcher.register(TestKeys.software)
+        try dispatcher.register(WaypointSigner(session: session, accounts: [TestKeys.wallet.address]))
+        var caught: (any Error)?
+        do {
+            _ = try await dispatcher.sign(actions: [
+                MixedBatch.personalSign("fine", by: TestKeys.software.address),
+                MixedBatch.send(from: TestKeys.wallet.address, to: TestKeys.other.address, value: "1"),
+            ])
+        } catch {
+            caught = error
+        }
+        let visits = await clicker.waitForVisits(1)
+        await session.close()
+        await simulator.stop()
+        await chromium.close()
+
+        #expect(clicker.errors.isEmpty, "browser driver: \(clicker.errors) \(chromium.log)")
+        guard let error = caught as? DispatchError, case .backend(.rejected(let text)) = error.kind else {
+            Issue.record("expected a rejection, got \(String(describing: caught))")
+            return
+        }
+        #expect(error.index == 1)
+        #expect(text.contains("WALLET_USER_CANCEL"))
+        // The listener accepted the (well-formed) failure callback; the page reflects SignerKit's answer.
+        #expect(visits.first?.outcome == "rejected")
+    }
+}

@@ -1,0 +1,191 @@
+import EthereumPrimitives
+import Foundation
+import RedirectSigner
+import SignerKit
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Deep-link delivery over a Unix socket")
+struct DeepLinkTransportTests {
+    /// Runs `body` with a socket path in a fresh directory of `mode`, removed afterwards.
+    func withSocketPath(mode: mode_t = 0o700, _ body: (String) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sk-dl-\(UUID().uuidString.prefix(8))"
+        ).path
+        guard mkdir(directory, mode) == 0, chmod(directory, mode) == 0 else { throw TestFailure("mkdir failed") }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await body(directory + "/waypoint.sock")
+    }
+
+    @Test func callbackDeliveredOverTheSocket() async throws {
+        try await withSocketPath { path in
+            let opener = RecordingOpener()
+            let transport = try DeepLinkTransport(
+                redirectURI: "mydapp://callback", socketPath: path, opener: opener.opener)
+            let session = WaypointSession(clientId: "c", transport: transport)
+            var info = stat()
+            #expect(lstat(path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o600)
+
+            let signing = Task { try await session.signPersonalMessage("deep link", account: TestKeys.wallet.address) }
+            let requestURL = try await opener.url()
+            #expect(queryParameter("redirect", in: requestURL) == "mydapp://callback")
+            let signature = try await TestKeys.wallet.sign(prehash: PersonalMessage.digest(Array("deep link".utf8)))
+            let callback = signedCallback(for: requestURL, signature: signature.hex)
+            #expect(callback.hasPrefix("mydapp://callback?state="))
+            let reply = try await onThread { try DeepLinkTransport.deliver(callback, socketPath: path) }
+            #expect(reply.isAccepted)
+            #expect(try await signing.value == signature)
+
+            let replay = try await onThread { try DeepLinkTransport.deliver(callback, socketPath: path) }
+            #expect(replay == .rejected(WaypointError.replayedState.description))
+            await session.close()
+        }
+    }
+
+    @Test func unknownStateAndWrongRedirectAreRejected() async throws {
+        try await withSocketPath { path in
+            let opener = RecordingOpener()
+            let transport = try DeepLinkTransport(
+                redirectURI: "mydapp://callback", socketPath: path, opener: opener.opener)
+            let session = WaypointSession(clientId: "c", transport: transport)
+            let signing = Task { try await session.signPersonalMessage("x", account: TestKeys.wallet.address) }
+            let requestURL = try await opener.url()
+            let unknown = try await onThread {
+                try DeepLinkTransport.deliver(
+                    "mydapp://callback?state=nope&method=sign&type=success&data=0x", socketPath: path)
+            }
+            #expect(unknown == .rejected(WaypointError.unknownState.description))
+            // The right state delivered to another scheme: the pending request fails.
+            let state = queryParameter("state", in: requestURL) ?? ""
+            let elsewhere = try await onThread {
+                try DeepLinkTransport.deliver(
+                    "otherapp://callback?state=\(state)&method=sign&type=success&data=0x", socketPath: path)
+            }
+            #expect(!elsewhere.isAccepted)
+            await #expect(
+                throws: WaypointError.redirectMismatch(expected: "mydapp://callback", actual: "otherapp://callback")
+            ) {
+                try await signing.value
+            }
+            await session.close()
+        }
+    }
+
+    @Test func failureCallbackIsDeliveredAsWalletFailure() async throws {
+        try await withSocketPath { path in
+            let opener = RecordingOpener()
+            let session = WaypointSession(
+                clientId: "c",
+                transport: try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path, opener: opener.opener))
+            let authorizing = Task { try await session.authorize() }
+            let requestURL = try await opener.url()
+            let state = queryParameter("state", in: requestURL) ?? ""
+            let reply = try await onThread {
+                try DeepLinkTransport.deliver(
+                    "mydapp://cb?state=\(state)&method=auth&type=fail&code=1004&message=%5BAUTHORIZE_INVALID_PAYLOAD%5D+Bad+scope",
+                    socketPath: path)
+            }
+            #expect(!reply.isAccepted)
+            await #expect(
+                throws: WaypointError.walletFailure(
+                    WaypointFailure(
+                        code: .authorizeInvalidPayload, name: "AUTHORIZE_INVALID_PAYLOAD", message: "Bad scope"))
+            ) { try await authorizing.value }
+            await session.close()
+        }
+    }
+
+    @Test func directoryOpenToOthersIsRefused() async throws {
+        try await withSocketPath(mode: 0o755) { path in
+            #expect(throws: WaypointError.self) { try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path) }
+            #expect(throws: WaypointError.self) {
+                try DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+            }
+        }
+    }
+
+    @Test func secondListenerAndMissingListener() async throws {
+        try await withSocketPath { path in
+            #expect(throws: WaypointError.transport("no signer is waiting on \(path)")) {
+                try DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+            }
+            let first = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
+            _ = try await first.start()
+            #expect(throws: WaypointError.transport("another signer is already waiting on \(path)")) {
+                try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
+            }
+            await first.stop()
+            #expect(access(path, F_OK) != 0)
+            // A stale socket file left behind is replaced.
+            let second = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
+            await second.stop()
+        }
+    }
+
+    @Test func httpRedirectIsNotADeepLink() {
+        #expect(throws: WaypointError.self) { try DeepLinkTransport(redirectURI: "http://127.0.0.1/cb") }
+    }
+
+    @Test func defaultSocketPathIsPerUser() {
+        let path = DeepLinkTransport.defaultSocketPath()
+        #expect(path.hasSuffix("/waypoint.sock"))
+        #expect(path.contains("signerkit"))
+    }
+}
+
+@Suite("Manual transport")
+struct ManualTransportTests {
+    /// Lines a test feeds to the transport's blocking reader.
+    final class Feeder: Sendable {
+        private let lines = Mutex<[String?]>([])
+        private let available = DispatchSemaphore(value: 0)
+        private let written = Mutex("")
+
+        var output: String { written.withLock { $0 } }
+
+        func write(_ text: String) { written.withLock { $0 += text } }
+
+        func feed(_ line: String?) {
+            lines.withLock { $0.append(line) }
+            available.signal()
+        }
+
+        func readLine() -> String? {
+            available.wait()
+            return lines.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        }
+    }
+
+    @Test func pastedCallbackCompletesTheRequest() async throws {
+        let feeder = Feeder()
+        let transport = ManualTransport(
+            redirectURI: "http://localhost/waypoint", readLine: { feeder.readLine() },
+            write: { text in feeder.write(text) })
+        let session = WaypointSession(clientId: "c", transport: transport)
+        let signing = Task { try await session.signPersonalMessage("manual", account: TestKeys.wallet.address) }
+        var requestURL = ""
+        for _ in 0..<500 where requestURL.isEmpty {
+            requestURL =
+                feeder.output.split(separator: "\n").first { $0.hasPrefix("open: https://") }.map {
+                    String($0.dropFirst(6))
+                } ?? ""
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(feeder.output.hasPrefix("open: https://waypoint.roninchain.com/wallet/sign?"))
+        let signature = try await TestKeys.wallet.sign(prehash: PersonalMessage.digest(Array("manual".utf8)))
+        feeder.feed("   garbage line   ")
+        feeder.feed("")
+        feeder.feed("  " + signedCallback(for: requestURL, signature: signature.hex) + "  \r")
+        #expect(try await signing.value == signature)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(feeder.output.contains("rejected: malformed callback URL"))
+        #expect(feeder.output.contains("accepted: Signature received and verified."))
+        feeder.feed(nil)
+        await session.close()
+    }
+}

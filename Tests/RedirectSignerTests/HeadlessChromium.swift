@@ -1,0 +1,208 @@
+import EthereumPrimitives
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Headless Chromium driven over the DevTools protocol on `--remote-debugging-pipe` (commands on the
+/// child's fd 3, replies on fd 4, each message JSON ended by a NUL byte). The pipe is used because
+/// this platform's FoundationNetworking has no WebSocket support.
+///
+/// The browser runs with `--no-sandbox --headless=new --disable-gpu`, a throw-away profile, no
+/// background networking, and a host-resolver rule that resolves no name except loopback, so it
+/// talks to nothing but the test's own 127.0.0.1 servers.
+final class HeadlessChromium: Sendable {
+    /// Where tests look for the browser (Debian's `chromium` package); `SIGNERKIT_CHROMIUM` overrides.
+    static var executablePath: String {
+        ProcessInfo.processInfo.environment["SIGNERKIT_CHROMIUM"] ?? "/usr/bin/chromium"
+    }
+
+    /// Whether the browser is installed.
+    static var isAvailable: Bool { access(executablePath, X_OK) == 0 }
+
+    /// Whether this run is CI (`CI=true`), where a missing browser is a failure, not a skip.
+    static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    let pid: pid_t
+    let profile: String
+    private let commands: Int32
+    private let replies: Int32
+    private let nextID = Mutex(0)
+    private let waiters = Mutex<[Int: CheckedContinuation<JSONValue, any Error>]>([:])
+    private let closed = Mutex(false)
+
+    init() throws {
+        let executable = Self.executablePath
+        guard Self.isAvailable else { throw TestFailure("\(executable) is not installed (apt-get install chromium)") }
+        profile = FileManager.default.temporaryDirectory.appendingPathComponent("sk-chromium-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
+        var toChild: [Int32] = [0, 0]
+        var fromChild: [Int32] = [0, 0]
+        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw TestFailure("pipe failed") }
+        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Keep the child's ends clear of 3 and 4 so that dup2 below always copies (and drops CLOEXEC).
+        let childReads = fcntl(toChild[0], F_DUPFD_CLOEXEC, 10)
+        let childWrites = fcntl(fromChild[1], F_DUPFD_CLOEXEC, 10)
+        Glibc.close(toChild[0])
+        Glibc.close(fromChild[1])
+        let arguments = [
+            executable, "--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)",
+            "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions",
+            "--disable-domain-reliability", "--disable-client-side-phishing-detection", "--no-pings",
+            "--metrics-recording-only", "--disable-breakpad", "--password-store=basic", "--use-mock-keychain",
+            "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,DialMediaRouteProvider",
+            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", "about:blank",
+        ]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "\(profile)/chromium.log", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_adddup2(&actions, childReads, 3)
+        posix_spawn_file_actions_adddup2(&actions, childWrites, 4)
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let spawned = argv.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { posix_spawn(&child, executable, &actions, nil, $0, environ) } ?? -1
+        }
+        Glibc.close(childReads)
+        Glibc.close(childWrites)
+        guard spawned == 0 else {
+            Glibc.close(toChild[1])
+            Glibc.close(fromChild[0])
+            throw TestFailure("posix_spawn \(executable) failed: \(spawned)")
+        }
+        pid = child
+        commands = toChild[1]
+        replies = fromChild[0]
+        let thread = Thread { [self] in readLoop() }
+        thread.name = "chromium-cdp-reader"
+        thread.start()
+    }
+
+    /// Sends one DevTools command and returns its `result`.
+    func send(_ method: String, _ params: JSONObject = JSONObject(), session: String? = nil) async throws -> JSONValue {
+        let id = nextID.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        var message = JSONObject(["id": .number(String(id)), "method": .string(method), "params": .object(params)])
+        if let session { message["sessionId"] = .string(session) }
+        let bytes = Array(JSONValue.object(message).serialized.utf8) + [0]
+        let reply = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<JSONValue, any Error>) in
+            waiters.withLock { $0[id] = continuation }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { raw in
+                    raw.baseAddress.map { write(commands, $0 + offset, raw.count - offset) } ?? -1
+                }
+                if written <= 0 {
+                    if let waiter = waiters.withLock({ $0.removeValue(forKey: id) }) {
+                        waiter.resume(throwing: TestFailure("cannot write to Chromium"))
+                    }
+                    return
+                }
+                offset += written
+            }
+        }
+        if let error = reply["error"] { throw TestFailure("\(method): \(error.serialized)") }
+        return reply["result"] ?? .null
+    }
+
+    /// Evaluates JavaScript in a page session and returns its value.
+    func evaluate(_ expression: String, session: String) async throws -> JSONValue {
+        let result = try await send(
+            "Runtime.evaluate", JSONObject(["expression": .string(expression), "returnByValue": .bool(true)]),
+            session: session)
+        return result["result"]?["value"] ?? .null
+    }
+
+    /// Opens `url` in a new tab and returns the tab's session id.
+    func openTab(_ url: String) async throws -> String {
+        let target = try await send("Target.createTarget", JSONObject(["url": .string("about:blank")]))
+        guard let targetId = target["targetId"]?.stringValue else { throw TestFailure("no targetId") }
+        let attached = try await send(
+            "Target.attachToTarget", JSONObject(["targetId": .string(targetId), "flatten": .bool(true)]))
+        guard let session = attached["sessionId"]?.stringValue else { throw TestFailure("no sessionId") }
+        _ = try await send("Page.navigate", JSONObject(["url": .string(url)]), session: session)
+        return session
+    }
+
+    /// Polls `expression` until it yields a non-empty string (or `true`), for up to `seconds`.
+    func waitFor(_ expression: String, session: String, seconds: Int = 30) async throws -> String {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
+        while ContinuousClock.now < deadline {
+            switch try? await evaluate(expression, session: session) {
+            case .string(let text)? where !text.isEmpty: return text
+            case .bool(true)?: return "true"
+            default: try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        throw TestFailure("timed out waiting for \(expression)")
+    }
+
+    /// The browser's own log (stdout and stderr), for failure messages.
+    var log: String {
+        (try? String(contentsOfFile: "\(profile)/chromium.log", encoding: .utf8)).map { String($0.suffix(3000)) } ?? ""
+    }
+
+    /// Ends the browser (this process's child, by pid) and removes its profile.
+    func close() async {
+        guard
+            closed.withLock({ done in
+                defer { done = true }; return !done
+            })
+        else { return }
+        _ = try? await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try await self.send("Browser.close") }
+            group.addTask { try await Task.sleep(for: .seconds(3)) }
+            try await group.next()
+            group.cancelAll()
+        }
+        var status: Int32 = 0
+        for _ in 0..<50 {
+            if waitpid(pid, &status, WNOHANG) == pid { break }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        if waitpid(pid, &status, WNOHANG) == 0 {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        Glibc.close(commands)
+        Glibc.close(replies)
+        try? FileManager.default.removeItem(atPath: profile)
+    }
+
+    private func readLoop() {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(replies, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            buffer += chunk[0..<count]
+            while let end = buffer.firstIndex(of: 0) {
+                let message = Array(buffer[..<end])
+                buffer.removeSubrange(...end)
+                guard let value = try? JSONValue(parsing: message), case .number(let idText)? = value["id"],
+                    let id = Int(idText)
+                else {
+                    continue
+                }
+                waiters.withLock { $0.removeValue(forKey: id) }?.resume(returning: value)
+            }
+        }
+        let pending = waiters.withLock { waiters in
+            defer { waiters = [:] }
+            return Array(waiters.values)
+        }
+        for waiter in pending { waiter.resume(throwing: TestFailure("Chromium closed the DevTools pipe")) }
+    }
+}

@@ -1,0 +1,154 @@
+import EthereumPrimitives
+import Foundation
+import RedirectSigner
+import SignerKit
+import Testing
+
+@Suite("Loopback listener")
+struct LoopbackTransportTests {
+    let digest = PersonalMessage.digest(Array("hello".utf8))
+
+    func makeSession(timeout: Duration = .seconds(20)) throws -> (WaypointSession, LoopbackTransport, RecordingOpener) {
+        let opener = RecordingOpener()
+        let transport = try LoopbackTransport(opener: opener.opener)
+        return (WaypointSession(clientId: "c", transport: transport, timeout: timeout), transport, opener)
+    }
+
+    @Test func redirectIsLoopbackWithEphemeralPort() throws {
+        let (_, transport, _) = try makeSession()
+        #expect(transport.port > 0)
+        #expect(transport.redirectURI == "http://127.0.0.1:\(transport.port)/callback")
+    }
+
+    @Test func deliversOverRealHTTPAndAnswersTheBrowser() async throws {
+        let (session, _, opener) = try makeSession()
+        defer { Task { await session.close() } }
+        let signing = Task { try await session.signPersonalMessage("hello", account: TestKeys.wallet.address) }
+        let requestURL = try await opener.url()
+        #expect(
+            requestURL.hasPrefix(
+                "https://waypoint.roninchain.com/wallet/sign?clientId=c&redirect=http%3A%2F%2F127.0.0.1%3A"))
+        #expect(queryParameter("message", in: requestURL) == "hello")
+        #expect(queryParameter("expectAddress", in: requestURL) == TestKeys.wallet.address.checksummed)
+        let signature = try await TestKeys.wallet.sign(prehash: digest)
+        let callback = signedCallback(for: requestURL, signature: signature.hex)
+        let page = try await HTTPClient.get(callback)
+        #expect(page.status == 200)
+        #expect(page.body.contains("You can close this window"))
+        #expect(page.body.contains("data-outcome=accepted"))
+        #expect(try await signing.value == signature)
+
+        // The same callback again is a replay.
+        let replay = try await HTTPClient.get(callback)
+        #expect(replay.status == 400)
+        #expect(replay.body.contains("already used"))
+    }
+
+    @Test func unknownStateIsRejectedAndTheRequestKeepsWaiting() async throws {
+        let (session, transport, opener) = try makeSession()
+        defer { Task { await session.close() } }
+        let signing = Task { try await session.signPersonalMessage("hello", account: TestKeys.wallet.address) }
+        let requestURL = try await opener.url()
+        let signature = try await TestKeys.wallet.sign(prehash: digest)
+        let forged =
+            "\(transport.redirectURI)?state=\(WaypointStateStore.randomState())&method=sign&type=success&data=\(signature.hex)"
+        let refused = try await HTTPClient.get(forged)
+        #expect(refused.status == 400)
+        #expect(refused.body.contains("matches no pending request"))
+        // The genuine callback still completes the request.
+        let page = try await HTTPClient.get(signedCallback(for: requestURL, signature: signature.hex))
+        #expect(page.status == 200)
+        #expect(try await signing.value == signature)
+    }
+
+    @Test func malformedCallbackIsRefused() async throws {
+        let (session, transport, _) = try makeSession()
+        defer { Task { await session.close() } }
+        try await session.start()
+        let page = try await HTTPClient.get("\(transport.redirectURI)?state=s&state=t&method=sign&type=success&data=0x")
+        #expect(page.status == 400)
+        #expect(page.body.contains("repeats the state parameter"))
+    }
+
+    @Test func timeoutThenLateCallbackIsExpired() async throws {
+        let (session, _, opener) = try makeSession(timeout: .milliseconds(300))
+        defer { Task { await session.close() } }
+        await #expect(throws: WaypointError.timedOut) {
+            try await session.signPersonalMessage("hello", account: TestKeys.wallet.address)
+        }
+        let requestURL = try await opener.url()
+        let signature = try await TestKeys.wallet.sign(prehash: digest)
+        let late = try await HTTPClient.get(signedCallback(for: requestURL, signature: signature.hex))
+        #expect(late.status == 400)
+        #expect(late.body.contains("expired"))
+    }
+
+    @Test func callbackForAnotherMethodFailsTheRequest() async throws {
+        let (session, _, opener) = try makeSession()
+        defer { Task { await session.close() } }
+        let signing = Task { try await session.signPersonalMessage("hello", account: TestKeys.wallet.address) }
+        let requestURL = try await opener.url()
+        let page = try await HTTPClient.get(
+            signedCallback(for: requestURL, signature: "0x" + String(repeating: "11", count: 32), method: "send"))
+        #expect(page.status == 400)
+        await #expect(throws: WaypointError.methodMismatch(expected: .sign, actual: .send)) { try await signing.value }
+    }
+
+    @Test func foreignSignatureFailsAndTheBrowserIsTold() async throws {
+        let (session, _, opener) = try makeSession()
+        defer { Task { await session.close() } }
+        let signing = Task { try await session.signPersonalMessage("hello", account: TestKeys.wallet.address) }
+        let requestURL = try await opener.url()
+        let foreign = try await TestKeys.other.sign(prehash: digest)
+        let page = try await HTTPClient.get(signedCallback(for: requestURL, signature: foreign.hex))
+        #expect(page.status == 400)
+        #expect(page.body.contains("signature is by"))
+        await #expect {
+            try await signing.value
+        } throws: { error in
+            if case WaypointError.verificationFailed = error { return true }
+            return false
+        }
+    }
+
+    @Test func otherPathsMethodsAndHostsAreRefused() async throws {
+        let (session, transport, _) = try makeSession()
+        defer { Task { await session.close() } }
+        try await session.start()
+        let notFound = try await RawHTTP.get(port: transport.port, "/favicon.ico")
+        #expect(notFound.status == 404)
+        let post = try await RawHTTP.send(
+            port: transport.port,
+            "POST /callback HTTP/1.1\r\nHost: 127.0.0.1:\(transport.port)\r\nContent-Length: 0\r\n\r\n")
+        #expect(post.status == 405)
+        let rebound = try await RawHTTP.get(
+            port: transport.port, "/callback?state=s", host: "evil.example:\(transport.port)")
+        #expect(rebound.status == 421)
+        let ok = try await RawHTTP.get(
+            port: transport.port, "/callback?state=s&method=sign&type=success&data=0x",
+            host: "localhost:\(transport.port)")
+        #expect(ok.status == 400)  // reached the session: unknown state
+        #expect(ok.headers["cache-control"] == "no-store")
+        #expect(ok.headers["referrer-policy"] == "no-referrer")
+    }
+
+    @Test func closedSessionFailsWaitingRequests() async throws {
+        let (session, _, opener) = try makeSession()
+        let signing = Task { try await session.signPersonalMessage("hello", account: TestKeys.wallet.address) }
+        _ = try await opener.url()
+        await session.close()
+        await #expect(throws: WaypointError.self) { try await signing.value }
+        await #expect(throws: WaypointError.self) {
+            try await session.signPersonalMessage("x", account: TestKeys.wallet.address)
+        }
+    }
+
+    @Test func cancellationEndsTheWait() async throws {
+        let (session, _, opener) = try makeSession()
+        defer { Task { await session.close() } }
+        let signing = Task { try await session.signPersonalMessage("hello", account: TestKeys.wallet.address) }
+        _ = try await opener.url()
+        signing.cancel()
+        await #expect(throws: WaypointError.cancelled) { try await signing.value }
+    }
+}

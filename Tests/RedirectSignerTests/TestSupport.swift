@@ -1,0 +1,256 @@
+import EthereumPrimitives
+import Foundation
+import RedirectSigner
+import SignerKit
+import SoftwareSigner
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Fixed test keys (public test vectors; never used for anything real).
+enum TestKeys {
+    /// The key from the web3.js documentation; address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23.
+    static let wallet = key("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+    /// A second key, for the "someone else's signature" cases and the software backend.
+    static let other = key("0x8da4ef21b864d2cc526dbdb2a120bd2874c36c9d0a1fb7f8c63d7f7a8b41de8f")
+    /// A third key for a software backend in mixed dispatches.
+    static let software = key("0x0123456789012345678901234567890123456789012345678901234567890123")
+
+    private static func key(_ hex: String) -> SoftwareKeySigner {
+        do { return try SoftwareKeySigner(hex: hex) } catch { fatalError("test key: \(error)") }
+    }
+}
+
+/// An address literal known to be valid.
+func address(_ text: String) -> Address {
+    do { return try Address(text) } catch { fatalError("test address: \(error)") }
+}
+
+/// What a browser-like fetch ended on.
+struct FetchResult: Sendable {
+    let status: Int
+    let body: String
+    let finalURL: String
+}
+
+/// HTTP through URLSession (redirects followed), with no caching or cookies.
+enum HTTPClient {
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = 30
+        return URLSession(configuration: configuration)
+    }()
+
+    static func get(_ url: String) async throws -> FetchResult {
+        guard let target = URL(string: url) else { throw TestFailure("not a URL: \(url)") }
+        let (data, response) = try await session.data(from: target)
+        let http = response as? HTTPURLResponse
+        return FetchResult(
+            status: http?.statusCode ?? 0, body: String(decoding: data, as: UTF8.self),
+            finalURL: http?.url?.absoluteString ?? url)
+    }
+
+    static func post(_ url: String, form: String) async throws -> FetchResult {
+        guard let target = URL(string: url) else { throw TestFailure("not a URL: \(url)") }
+        var request = URLRequest(url: target)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(form.utf8)
+        let (data, response) = try await session.data(for: request)
+        let http = response as? HTTPURLResponse
+        return FetchResult(
+            status: http?.statusCode ?? 0, body: String(decoding: data, as: UTF8.self),
+            finalURL: http?.url?.absoluteString ?? url)
+    }
+}
+
+/// An error thrown by test helpers.
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// An opener that behaves like a browser following redirects, in the background, and remembers
+/// every URL it opened and every page it ended on.
+final class FetchingOpener: Sendable {
+    private let opened = Mutex<[String]>([])
+    private let pages = Mutex<[FetchResult]>([])
+    private let arrived = Mutex<[CheckedContinuation<FetchResult, Never>]>([])
+
+    var opener: URLOpener {
+        URLOpener { url in
+            self.opened.withLock { $0.append(url) }
+            Task {
+                let result =
+                    (try? await HTTPClient.get(url)) ?? FetchResult(status: -1, body: "fetch failed", finalURL: url)
+                let waiters = self.pages.withLock { pages -> [CheckedContinuation<FetchResult, Never>] in
+                    pages.append(result)
+                    return self.arrived.withLock { waiters in
+                        defer { waiters = [] }
+                        return waiters
+                    }
+                }
+                for waiter in waiters { waiter.resume(returning: result) }
+            }
+        }
+    }
+
+    var openedURLs: [String] { opened.withLock { $0 } }
+    var finalPages: [FetchResult] { pages.withLock { $0 } }
+
+    /// Waits until at least `count` pages arrived (or 10 s).
+    func waitForPages(_ count: Int) async -> [FetchResult] {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while pages.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return finalPages
+    }
+}
+
+/// A simulator plus a loopback session pointed at it.
+struct SimulatedWallet {
+    let simulator: HostedWalletSimulator
+    let session: WaypointSession
+    let browser: FetchingOpener
+
+    static let clientId = "test-client"
+
+    static func make(
+        _ configuration: HostedWalletSimulator.Configuration, timeout: Duration = .seconds(20)
+    ) throws -> SimulatedWallet {
+        let simulator = try HostedWalletSimulator(configuration: configuration)
+        simulator.start()
+        let browser = FetchingOpener()
+        let transport = try LoopbackTransport(opener: browser.opener)
+        let session = WaypointSession(
+            origin: simulator.origin, clientId: clientId, transport: transport, timeout: timeout)
+        return SimulatedWallet(simulator: simulator, session: session, browser: browser)
+    }
+
+    func close() async {
+        await session.close()
+        await simulator.stop()
+    }
+}
+
+/// Typed data used across tests (Ronin chain 2020).
+enum Fixtures {
+    static let typedDataJSON = """
+        {"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"version","type":"string"},\
+        {"name":"chainId","type":"uint256"},{"name":"verifyingContract","type":"address"}],\
+        "Order":[{"name":"maker","type":"address"},{"name":"amount","type":"uint256"},{"name":"note","type":"string"}]},\
+        "primaryType":"Order","domain":{"name":"Test Market","version":"1","chainId":2020,\
+        "verifyingContract":"0xfff9976782d46cc05630d1f6ebab18b2324d6b14"},\
+        "message":{"maker":"0x2c7536e3605d9c16a7a3d7b1898e529396a65c23","amount":"1000","note":"a+b & c=d #1"}}
+        """
+}
+
+/// Runs blocking work on a thread of its own (never on the concurrency pool).
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+        }
+    }
+}
+
+/// A raw HTTP exchange over a socket, for what URLSession will not send (another Host, no redirect
+/// following).
+enum RawHTTP {
+    struct Response: Sendable {
+        let status: Int
+        let headers: [String: String]
+        let body: String
+    }
+
+    static func send(port: UInt16, _ request: String) async throws -> Response {
+        try await onThread {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw TestFailure("socket failed") }
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else { throw TestFailure("connect failed") }
+            var timeout = timeval(tv_sec: 15, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let bytes = Array(request.utf8)
+            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            var data: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { break }
+                data += chunk[0..<count]
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            guard let split = text.range(of: "\r\n\r\n") else { throw TestFailure("no response head: \(text)") }
+            var lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
+            let statusLine = lines.removeFirst().split(separator: " ")
+            guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw TestFailure("bad status line") }
+            var headers: [String: String] = [:]
+            for line in lines {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
+            }
+            return Response(status: status, headers: headers, body: String(text[split.upperBound...]))
+        }
+    }
+
+    static func get(port: UInt16, _ target: String, host: String? = nil) async throws -> Response {
+        try await send(
+            port: port, "GET \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n\r\n")
+    }
+}
+
+/// An opener that only records URLs, and lets a test await them.
+final class RecordingOpener: Sendable {
+    private let urls = Mutex<[String]>([])
+
+    var opener: URLOpener {
+        URLOpener { url in self.urls.withLock { $0.append(url) } }
+    }
+
+    /// Waits for the `index`-th opened URL (10 s at most).
+    func url(_ index: Int = 0) async throws -> String {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while ContinuousClock.now < deadline {
+            if let url = urls.withLock({ $0.count > index ? $0[index] : nil }) { return url }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("no URL was opened")
+    }
+}
+
+/// A query parameter of a URL.
+func queryParameter(_ name: String, in url: String) -> String? {
+    guard let question = url.firstIndex(of: "?") else { return nil }
+    for segment in url[url.index(after: question)...].split(separator: "&") {
+        let parts = segment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count == 2, QueryEncoding.formDecode(parts[0]) == name { return QueryEncoding.formDecode(parts[1]) }
+    }
+    return nil
+}
+
+/// The callback a wallet would send for `requestURL`, signed with `key` over `message`.
+func signedCallback(for requestURL: String, signature: String, method: String = "sign") -> String {
+    let redirect = queryParameter("redirect", in: requestURL) ?? ""
+    let state = queryParameter("state", in: requestURL) ?? ""
+    return
+        "\(redirect)?state=\(QueryEncoding.formEncode(state))&method=\(method)&version=1&type=success&data=\(signature)"
+}
