@@ -3,8 +3,9 @@ import EthereumTransactions
 
 /// Fills a transaction's missing nonce, gas and fees from a node.
 enum TransactionFiller {
+    /// `nonceOffset` is added to the node's pending nonce (see ``ResolvedRequest/pendingNonceOffset``).
     static func fill(
-        _ request: TransactionRequest, feesOpen: Bool, from: Address, node: (any EthereumNode)?
+        _ request: TransactionRequest, feesOpen: Bool, from: Address, node: (any EthereumNode)?, nonceOffset: UInt64 = 0
     ) async throws(SignerError) -> TransactionRequest {
         var request = request
         guard !request.missingFields.isEmpty || feesOpen else { return request }
@@ -23,7 +24,11 @@ enum TransactionFiller {
                 request = request.filling(maxFeePerGas: maxFee, maxPriorityFeePerGas: tip)
             }
             if request.nonce == nil {
-                request = request.filling(nonce: try await node.transactionCount(of: from, block: .pending))
+                let pending = try await node.transactionCount(of: from, block: .pending)
+                guard let nonce = pending.adding(UInt256(nonceOffset)) else {
+                    throw SignerError.backendFailure("node nonce value overflows")
+                }
+                request = request.filling(nonce: nonce)
             }
             if request.gasLimit == nil {
                 var call = JSONObject()

@@ -15,18 +15,19 @@ enum RequestResolver {
         guard action.chainId.isEIP155, let chainId = action.chainId.eip155ChainID else {
             throw fail(.unsupportedChain(action.chainId.description))
         }
-        let value: JSONValue
-        do { value = try JSONValue(parsing: action.params) } catch { throw fail(.invalidParams("\(error)")) }
-        let params: [JSONValue]
-        switch value {
-        case .array(let array): params = array
-        case .object where method == .sendTransaction || method == .signTransaction: params = [value]
+        // One parse into the tape; typed data is read from it in place (no JSONValue tree, no re-parse).
+        let root: JSONNode
+        do { root = try JSONDocument(parsing: action.params).root } catch { throw fail(.invalidParams("\(error)")) }
+        let params: [JSONNode]
+        switch root.kind {
+        case .array: params = Array(root.elements)
+        case .object where method == .sendTransaction || method == .signTransaction: params = [root]
         default: throw fail(.invalidParams("expected a JSON array"))
         }
         switch method {
         case .personalSign:
             guard params.count >= 2 else { throw fail(.invalidParams("expected [message, address]")) }
-            guard case .string(let message) = params[0] else {
+            guard let message = params[0].stringValue else {
                 throw fail(.invalidParams("[0] (message): expected a string, got \(params[0].kindName)"))
             }
             let account = try address(params[1], position: "[1] (address)", fail: fail)
@@ -56,11 +57,11 @@ enum RequestResolver {
                 index: index, action: action, method: method, chainId: chainId, account: account,
                 payload: .typedData(typedData, hashes: hashes), node: node)
         case .sendTransaction, .signTransaction:
-            guard let first = params.first, case .object(let object) = first else {
+            guard let first = params.first, first.kind == .object, case .object(let object) = first.value else {
                 throw fail(.invalidParams("[0] (transaction): expected an object"))
             }
             var request: TransactionRequest
-            do { request = try TransactionRequest(json: first) } catch {
+            do { request = try TransactionRequest(json: .object(object)) } catch {
                 throw fail(.invalidParams("[0] (transaction): \(error)"))
             }
             guard let from = request.from else { throw fail(.invalidParams("[0] (transaction).from: missing")) }
@@ -81,9 +82,9 @@ enum RequestResolver {
     }
 
     private static func address(
-        _ value: JSONValue, position: String, fail: (DispatchError.Kind) -> DispatchError
+        _ value: JSONNode, position: String, fail: (DispatchError.Kind) -> DispatchError
     ) throws(DispatchError) -> Address {
-        guard case .string(let text) = value else {
+        guard let text = value.stringValue else {
             throw fail(.invalidParams("\(position): expected an address string, got \(value.kindName)"))
         }
         do { return try Address(text) } catch { throw fail(.invalidParams("\(position): \(error)")) }

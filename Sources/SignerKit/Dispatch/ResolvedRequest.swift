@@ -30,6 +30,10 @@ public struct ResolvedRequest: Sendable {
     public let payload: Payload
     /// The node for this chain, if the dispatcher has one (needed to fill and broadcast transactions).
     public let node: (any EthereumNode)?
+    /// For a transaction without a nonce: how many nonce-less `eth_signTransaction` requests of the same
+    /// account and chain come before it in the batch. Those are not broadcast, so the node's pending nonce
+    /// does not count them; a backend that fills the nonce from the node adds this. Zero otherwise.
+    public internal(set) var pendingNonceOffset: UInt64 = 0
 
     /// The native value a transaction moves (zero for messages).
     public var nativeValue: UInt256 {
