@@ -69,7 +69,11 @@ public final class JSONRPCClient: EthereumNode {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            // Cancelling `data(for:)` mid-flight can deadlock swift-corelibs-foundation on Linux, so the
+            // request runs in an unstructured task that a cancelled caller does not reach; the request
+            // timeout still bounds it, and a cancelled caller gets `.cancelled` once it returns.
+            let session = self.session
+            (data, response) = try await Task { try await session.data(for: request) }.value
         } catch let error as URLError {
             switch error.code {
             case .timedOut: throw .timeout(method: method)
@@ -84,6 +88,7 @@ public final class JSONRPCClient: EthereumNode {
         } catch {
             throw .transport("\(method) to \(url.absoluteString): \(error.localizedDescription)")
         }
+        if Task.isCancelled { throw .cancelled(method: method) }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 200
         return try Self.result(of: [UInt8](data), status: status, id: id, method: method)
     }
