@@ -2,9 +2,17 @@ import EIP712
 import EthereumPrimitives
 import Testing
 
+/// One fixture row, shown in test output by its name only.
+struct VectorRow: Sendable, CustomTestStringConvertible {
+    let json: JSONValue
+    var testDescription: String { json["name"]?.stringValue ?? "?" }
+    subscript(key: String) -> JSONValue? { json[key] }
+    func string(_ key: String) -> String { json.string(key) }
+}
+
 @Suite struct EIP712VectorTests {
-    static let rows: [JSONValue] = (try? Fixtures.jsonLines("eip712.jsonl")) ?? []
-    static let invalidRows: [JSONValue] = (try? Fixtures.jsonLines("eip712_invalid.jsonl")) ?? []
+    static let rows: [VectorRow] = ((try? Fixtures.jsonLines("eip712.jsonl")) ?? []).map(VectorRow.init)
+    static let invalidRows: [VectorRow] = ((try? Fixtures.jsonLines("eip712_invalid.jsonl")) ?? []).map(VectorRow.init)
 
     @Test func fixturesLoaded() {
         #expect(Self.rows.count == 175)
@@ -12,7 +20,7 @@ import Testing
     }
 
     @Test(arguments: rows)
-    func hashesMatch(row: JSONValue) throws {
+    func hashesMatch(row: VectorRow) throws {
         let typedData = try TypedData(json: try #require(row["typedData"]))
         let hashes = try typedData.hashes()
         #expect(hashes.domainSeparator.hex == row.string("domainSeparator"), "\(row.string("name"))")
@@ -21,14 +29,14 @@ import Testing
     }
 
     @Test(arguments: rows)
-    func typedDataAsJSONStringMatches(row: JSONValue) throws {
+    func typedDataAsJSONStringMatches(row: VectorRow) throws {
         let object = try #require(row["typedData"])
         let asString = JSONValue.string(object.serialized)
         #expect(try TypedData(json: asString).digest().hex == row.string("digest"))
     }
 
     @Test(arguments: rows)
-    func compiledSchemaMatches(row: JSONValue) throws {
+    func compiledSchemaMatches(row: VectorRow) throws {
         let typedData = try TypedData(json: try #require(row["typedData"]))
         let compiled = try typedData.compile()
         #expect(try compiled.digest(message: typedData.message).hex == row.string("digest"))
@@ -36,7 +44,7 @@ import Testing
     }
 
     @Test(arguments: invalidRows)
-    func invalidRowsAreRejected(row: JSONValue) {
+    func invalidRowsAreRejected(row: VectorRow) {
         let name = row.string("name")
         let result: Result<TypedDataHashes, EIP712Error>
         if let text = row["typedDataJson"]?.stringValue {
