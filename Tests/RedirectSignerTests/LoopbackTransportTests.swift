@@ -8,7 +8,7 @@ import Testing
 struct LoopbackTransportTests {
     let digest = PersonalMessage.digest(Array("hello".utf8))
 
-    func makeSession(timeout: Duration = .seconds(20)) throws -> (WaypointSession, LoopbackTransport, RecordingOpener) {
+    func makeSession(timeout: Duration = .seconds(60)) throws -> (WaypointSession, LoopbackTransport, RecordingOpener) {
         let opener = RecordingOpener()
         let transport = try LoopbackTransport(opener: opener.opener)
         return (WaypointSession(clientId: "c", transport: transport, timeout: timeout), transport, opener)

@@ -107,7 +107,7 @@ final class FetchingOpener: Sendable {
 
     /// Waits until at least `count` pages arrived (or 10 s).
     func waitForPages(_ count: Int) async -> [FetchResult] {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while pages.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -124,7 +124,7 @@ struct SimulatedWallet {
     static let clientId = "test-client"
 
     static func make(
-        _ configuration: HostedWalletSimulator.Configuration, timeout: Duration = .seconds(20)
+        _ configuration: HostedWalletSimulator.Configuration, timeout: Duration = .seconds(60)
     ) throws -> SimulatedWallet {
         let simulator = try HostedWalletSimulator(configuration: configuration)
         simulator.start()
@@ -228,7 +228,7 @@ final class RecordingOpener: Sendable {
 
     /// Waits for the `index`-th opened URL (10 s at most).
     func url(_ index: Int = 0) async throws -> String {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while ContinuousClock.now < deadline {
             if let url = urls.withLock({ $0.count > index ? $0[index] : nil }) { return url }
             try await Task.sleep(for: .milliseconds(10))

@@ -26,7 +26,7 @@ private let testExecutable: String? = {
     .enabled(if: testExecutable != nil, "the test executable cannot be re-run (not a Linux .xctest executable)"))
 struct PKCS11ChildProcessTests {
     @Test("every in-process PKCS#11 test passes in the child")
-    func child() throws {
+    func child() async throws {
         let executable = try #require(testExecutable)
         let directory = try TemporaryDirectory()
         let log = try directory.write("child.log", "")
@@ -42,11 +42,18 @@ struct PKCS11ChildProcessTests {
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        // A hung child is killed after five minutes (the tests take a few seconds).
-        let deadline = ContinuousClock.now.advanced(by: .seconds(300))
-        while process.isRunning, ContinuousClock.now < deadline { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        // Wait on a thread of its own: blocking a cooperative-pool thread for the child's seconds would
+        // starve every other test running concurrently on this 2-core machine.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                // A hung child is killed after five minutes (the tests take a few seconds).
+                let deadline = ContinuousClock.now.advanced(by: .seconds(300))
+                while process.isRunning, ContinuousClock.now < deadline { usleep(50_000) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+                done.resume()
+            }.start()
+        }
         try? handle.close()
         let output = try String(contentsOfFile: log, encoding: .utf8)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "child test process failed:\n\(output.suffix(20_000))")

@@ -311,8 +311,8 @@ struct PayClientTests {
             configuration: PayClientConfiguration(
                 baseURL: slow.baseURL, authentication: .none, retry: .none, connectTimeout: .seconds(1),
                 requestTimeout: .seconds(1)))
-        // 1 s timeouts + a long poll of 8 s: the 1.5 s answer arrives even on a loaded machine.
-        let status = try await client.paymentStatus(paymentId: "pay_1", maxPollMs: 8000)
+        // 1 s timeouts + a long poll of 30 s: the 1.5 s answer arrives even on a loaded machine.
+        let status = try await client.paymentStatus(paymentId: "pay_1", maxPollMs: 30_000)
         #expect(status.status == .processing)
         let clock = ContinuousClock()
         let started = clock.now
