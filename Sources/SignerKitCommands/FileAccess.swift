@@ -1,4 +1,5 @@
 import Foundation
+import Secp256k1
 
 /// Reading and creating files with `errno`-precise, one-line error messages
 /// (`<path>: no such file`, `<path>: permission denied`, …).
@@ -76,5 +77,34 @@ enum FileAccess {
         case ENAMETOOLONG: "file name too long"
         default: String(cString: strerror(code)).lowercased()
         }
+    }
+}
+
+extension FileAccess {
+    /// Reads the file at `path` straight into secure memory: up to `maximumSize + 1` bytes, so a caller
+    /// sees `length > maximumSize` for an oversized file. The caller wipes `contents` when done.
+    static func readSecret(_ path: String, maximumSize: Int) throws(CommandFailure) -> (contents: SecureBytes, length: Int) {
+        let descriptor = try openForReading(path)
+        defer { close(descriptor) }
+        var length = 0
+        var readError: Int32 = 0
+        let contents = SecureBytes(count: maximumSize + 1) { (buffer: UnsafeMutableRawBufferPointer) in
+            while length < buffer.count {
+                let count = Foundation.read(descriptor, buffer.baseAddress! + length, buffer.count - length)
+                if count > 0 {
+                    length += count
+                } else if count == 0 {
+                    break
+                } else if errno != EINTR {
+                    readError = errno
+                    break
+                }
+            }
+        }
+        if readError != 0 {
+            contents.wipe()
+            throw failure(path, errno: readError)
+        }
+        return (contents, length)
     }
 }

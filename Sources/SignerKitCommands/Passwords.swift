@@ -37,25 +37,8 @@ enum PasswordOptions {
     /// into secure memory.
     static func readFile(_ path: String) throws(CommandFailure) -> SecureBytes {
         let label = TextSafety.displayArgument(path)
-        let descriptor = try FileAccess.openForReading(path)
-        defer { close(descriptor) }
-        var length = 0
-        var readError: Int32 = 0
-        let contents = SecureBytes(count: maximumFileSize + 1) { (buffer: UnsafeMutableRawBufferPointer) in
-            while length < buffer.count {
-                let count = Foundation.read(descriptor, buffer.baseAddress! + length, buffer.count - length)
-                if count > 0 {
-                    length += count
-                } else if count == 0 {
-                    break
-                } else if errno != EINTR {
-                    readError = errno
-                    break
-                }
-            }
-        }
+        let (contents, length) = try FileAccess.readSecret(path, maximumSize: maximumFileSize)
         defer { contents.wipe() }
-        if readError != 0 { throw FileAccess.failure(path, errno: readError) }
         guard length <= maximumFileSize else {
             throw .invalidInput("\(label): larger than \(maximumFileSize) bytes; expected a password on its first line")
         }

@@ -156,26 +156,8 @@ enum KeyFile {
     /// Reads the key file at `path` straight into secure memory.
     static func read(_ path: String) throws(CommandFailure) -> PrivateKey {
         let label = TextSafety.displayArgument(path)
-        let descriptor = try FileAccess.openForReading(path)
-        defer { close(descriptor) }
-        // One byte more than allowed, to notice an oversized file.
-        var length = 0
-        var readError: Int32 = 0
-        let contents = SecureBytes(count: maximumSize + 1) { (buffer: UnsafeMutableRawBufferPointer) in
-            while length < buffer.count {
-                let count = Foundation.read(descriptor, buffer.baseAddress! + length, buffer.count - length)
-                if count > 0 {
-                    length += count
-                } else if count == 0 {
-                    break
-                } else if errno != EINTR {
-                    readError = errno
-                    break
-                }
-            }
-        }
+        let (contents, length) = try FileAccess.readSecret(path, maximumSize: maximumSize)
         defer { contents.wipe() }
-        if readError != 0 { throw FileAccess.failure(path, errno: readError) }
         guard length <= maximumSize else { throw .invalidInput("\(label): \(KeyError.invalidHex)") }
         do {
             let secret = try SecureBytes(count: 32) { (out: UnsafeMutableRawBufferPointer) throws(KeyError) in
