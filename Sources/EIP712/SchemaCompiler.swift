@@ -188,44 +188,71 @@ enum TypeHasher {
         }
     }
 
-    /// Feeds the `encodeType` bytes of struct `index` to `sink`, piece by piece.
+    /// Buffers reused across the structs of one schema (no allocation per struct).
+    struct Scratch {
+        var seen: [Bool] = []
+        var stack: [Int] = []
+        var order: [Int] = []
+        var text: [UInt8] = []
+
+        init(structCount: Int) {
+            seen = [Bool](repeating: false, count: structCount)
+            stack.reserveCapacity(structCount)
+            order.reserveCapacity(structCount)
+            text.reserveCapacity(256)
+        }
+    }
+
+    /// Feeds the `encodeType` bytes of struct `index` to `sink`.
     static func encodeType(
         _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arrays: [ArraySpec],
         arena: [UInt8], _ sink: (UnsafeRawBufferPointer) -> Void
     ) {
-        var seen = [Bool](repeating: false, count: structs.count)
-        seen[index] = true
-        var stack = [index]
-        var order = [index]
-        while let next = stack.popLast() {
+        var scratch = Scratch(structCount: structs.count)
+        encodeType(index, structs: structs, fields: fields, arrays: arrays, arena: arena, scratch: &scratch, sink)
+    }
+
+    /// Feeds the `encodeType` bytes of struct `index` to `sink`, using `scratch` for its buffers.
+    static func encodeType(
+        _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arrays: [ArraySpec],
+        arena: [UInt8], scratch: inout Scratch, _ sink: (UnsafeRawBufferPointer) -> Void
+    ) {
+        for i in scratch.seen.indices { scratch.seen[i] = false }
+        scratch.stack.removeAll(keepingCapacity: true)
+        scratch.order.removeAll(keepingCapacity: true)
+        scratch.text.removeAll(keepingCapacity: true)
+        scratch.seen[index] = true
+        scratch.stack.append(index)
+        scratch.order.append(index)
+        while let next = scratch.stack.popLast() {
             for field in fields[structs[next].fields] {
-                if let referenced = structIndex(field.encoding, arrays: arrays), !seen[referenced] {
-                    seen[referenced] = true
-                    stack.append(referenced)
-                    order.append(referenced)
+                if let referenced = structIndex(field.encoding, arrays: arrays), !scratch.seen[referenced] {
+                    scratch.seen[referenced] = true
+                    scratch.stack.append(referenced)
+                    scratch.order.append(referenced)
                 }
             }
         }
-        var text: [UInt8] = []
-        text.reserveCapacity(256)
         arena.withUnsafeBytes { bytes in
             func slice(_ span: EIP712Schema.Span) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: bytes[Int(span.start)..<Int(span.end)])
             }
-            order[1...].sort { slice(structs[$0].name).lexicographicallyPrecedes(slice(structs[$1].name)) }
-            for structIndex in order {
-                text.append(contentsOf: slice(structs[structIndex].name))
-                text.append(UInt8(ascii: "("))
+            if scratch.order.count > 2 {
+                scratch.order[1...].sort { slice(structs[$0].name).lexicographicallyPrecedes(slice(structs[$1].name)) }
+            }
+            for structIndex in scratch.order {
+                scratch.text.append(contentsOf: slice(structs[structIndex].name))
+                scratch.text.append(UInt8(ascii: "("))
                 for (i, field) in fields[structs[structIndex].fields].enumerated() {
-                    if i > 0 { text.append(UInt8(ascii: ",")) }
-                    text.append(contentsOf: slice(field.typeName))
-                    text.append(UInt8(ascii: " "))
-                    text.append(contentsOf: slice(field.name))
+                    if i > 0 { scratch.text.append(UInt8(ascii: ",")) }
+                    scratch.text.append(contentsOf: slice(field.typeName))
+                    scratch.text.append(UInt8(ascii: " "))
+                    scratch.text.append(contentsOf: slice(field.name))
                 }
-                text.append(UInt8(ascii: ")"))
+                scratch.text.append(UInt8(ascii: ")"))
             }
         }
-        text.withUnsafeBytes(sink)
+        scratch.text.withUnsafeBytes(sink)
     }
 
     /// Computes the type hash of every struct reachable from `roots`.
@@ -233,18 +260,20 @@ enum TypeHasher {
         from roots: [Int], structs: inout [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec],
         arrays: [ArraySpec], arena: [UInt8]
     ) {
-        var seen = [Bool](repeating: false, count: structs.count)
-        var stack = roots
-        for root in roots { seen[root] = true }
-        while let next = stack.popLast() {
+        var scratch = Scratch(structCount: structs.count)
+        var reached = [Bool](repeating: false, count: structs.count)
+        var pending = roots
+        for root in roots { reached[root] = true }
+        while let next = pending.popLast() {
             var hasher = Keccak256.Hasher()
-            encodeType(next, structs: structs, fields: fields, arrays: arrays, arena: arena) { hasher.update($0) }
+            encodeType(next, structs: structs, fields: fields, arrays: arrays, arena: arena, scratch: &scratch) {
+                hasher.update($0)
+            }
             structs[next].typeHash = hasher.finalize()
-            for field in fields[structs[next].fields] {
-                if let referenced = structIndex(field.encoding, arrays: arrays), !seen[referenced] {
-                    seen[referenced] = true
-                    stack.append(referenced)
-                }
+            // Every struct in this one's encodeType is reachable too.
+            for referenced in scratch.order where !reached[referenced] {
+                reached[referenced] = true
+                pending.append(referenced)
             }
         }
     }

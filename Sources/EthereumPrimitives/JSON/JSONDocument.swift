@@ -50,25 +50,45 @@ public final class JSONDocument: @unchecked Sendable {
 
     /// Parses UTF-8 JSON text.
     public convenience init(parsing text: String) throws(JSONParseError) {
-        try self.init(bytes: Array(text.utf8))
+        var text = text
+        let result: Result<(UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Node>), JSONParseError> =
+            text.withUTF8 { buffer in
+                do throws(JSONParseError) { return .success(try Self.parse(buffer)) } catch { return .failure(error) }
+            }
+        let (storage, nodes) = try result.get()
+        self.init(text: storage, nodes: nodes)
     }
 
     /// Parses UTF-8 JSON bytes.
-    public init(bytes: [UInt8]) throws(JSONParseError) {
-        var builder = JSONTapeBuilder(capacityHint: bytes.count / 8 + 8, inputLength: bytes.count)
-        do {
-            try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) in
-                try builder.parse(buffer)
+    public convenience init(bytes: [UInt8]) throws(JSONParseError) {
+        let result: Result<(UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Node>), JSONParseError> =
+            bytes.withUnsafeBufferPointer { buffer in
+                do throws(JSONParseError) { return .success(try Self.parse(buffer)) } catch { return .failure(error) }
             }
+        let (storage, nodes) = try result.get()
+        self.init(text: storage, nodes: nodes)
+    }
+
+    /// Builds the tape over `input`; returns owned copies of the text (plus unescaped strings) and the nodes.
+    private static func parse(
+        _ input: UnsafeBufferPointer<UInt8>
+    ) throws(JSONParseError) -> (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Node>) {
+        var builder = JSONTapeBuilder(capacityHint: input.count / 8 + 8, inputLength: input.count)
+        do {
+            try builder.parse(input)
         } catch {
             builder.discard()
             throw error
         }
-        let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count + builder.unescaped.count))
-        _ = text.initialize(from: bytes)
-        _ = UnsafeMutableBufferPointer(rebasing: text[bytes.count...]).initialize(from: builder.unescaped)
+        let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, input.count + builder.unescaped.count))
+        _ = text.initialize(from: input)
+        _ = UnsafeMutableBufferPointer(rebasing: text[input.count...]).initialize(from: builder.unescaped)
+        return (text, builder.takeNodes())
+    }
+
+    private init(text: UnsafeMutableBufferPointer<UInt8>, nodes: UnsafeMutableBufferPointer<Node>) {
         self.text = text
-        self.nodes = builder.takeNodes()
+        self.nodes = nodes
     }
 
     private init(copying bytes: [UInt8], nodes source: [Node]) {
