@@ -114,7 +114,7 @@ enum TestHSM {
         try process.run()
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
         guard process.terminationStatus == 0 else {
             throw SetupError(text: "softhsm-token.sh failed: \(String(decoding: stderr, as: UTF8.self))")
         }

@@ -27,7 +27,7 @@ enum Binary {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         try process.run()
-        process.waitUntilExit()
+        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
         #expect(process.terminationReason == .exit, "signerkit crashed: \(arguments)")
         return CommandResult(
             status: process.terminationStatus,

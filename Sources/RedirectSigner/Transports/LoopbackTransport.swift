@@ -151,7 +151,7 @@ extension URLOpener {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             do { try process.run() } catch { throw .transport("cannot start \(executable): \(error)") }
-            Thread.detachNewThread { process.waitUntilExit() }
+            Thread.detachNewThread { while process.isRunning { usleep(50_000) } }  // reap; waitUntilExit can spin on Linux
         }
     }
 

@@ -161,7 +161,7 @@ enum CLIHSM {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         try process.run()
-        process.waitUntilExit()
+        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
         let stdout = try String(contentsOfFile: outPath, encoding: .utf8)
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""

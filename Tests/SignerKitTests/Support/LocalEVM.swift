@@ -113,7 +113,7 @@ final class LocalEVM: Sendable {
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))
         while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
     }
 
     // MARK: - install
@@ -154,7 +154,7 @@ final class LocalEVM: Sendable {
         } catch {
             throw LocalEVMError(description: "cannot run \(script.path): \(error)")
         }
-        process.waitUntilExit()
+        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             throw LocalEVMError(

@@ -76,7 +76,7 @@ final class PayTestEVM: Sendable {
             let url = URL(string: "http://127.0.0.1:\(port)")
         else {
             if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
             throw PayTestEVMError(description: "the local EVM node did not start (first line: \(line ?? "none"))")
         }
         return PayTestEVM(url: url, process: process)
@@ -94,7 +94,7 @@ final class PayTestEVM: Sendable {
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))
         while running.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
         if running.isRunning { kill(running.processIdentifier, SIGKILL) }
-        running.waitUntilExit()
+        while running.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
     }
 
     /// Runs install.sh (it returns at once when the venv is current).
@@ -109,7 +109,7 @@ final class PayTestEVM: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
         guard process.terminationStatus == 0 else {
             throw PayTestEVMError(
                 description:
