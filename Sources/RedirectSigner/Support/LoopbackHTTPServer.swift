@@ -146,12 +146,8 @@ final class LoopbackHTTPServer: Sendable {
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func acceptLoop() {
-        while !isStopped {
-            guard POSIXSocket.waitReadable(listener, milliseconds: 100), !isStopped else { continue }
-            guard let client = POSIXSocket.accept(listener) else { continue }
-            let thread = Thread { [self] in serve(client) }
-            thread.name = "signerkit-http-conn"
-            thread.start()
+        POSIXSocket.acceptConnections(on: listener, threadName: "signerkit-http-conn", isStopped: { isStopped }) { [self] client in
+            serve(client)
         }
         close(listener)
         finished.fulfill(())

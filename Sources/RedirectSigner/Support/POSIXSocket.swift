@@ -155,6 +155,19 @@ enum POSIXSocket {
     }
 
     /// Accepts one connection (close-on-exec), or `nil`.
+    /// Accepts connections on `listener` until `isStopped()` turns true, serving each on a thread of its own.
+    static func acceptConnections(
+        on listener: Int32, threadName: String, isStopped: () -> Bool, serve: @escaping @Sendable (Int32) -> Void
+    ) {
+        while !isStopped() {
+            guard waitReadable(listener, milliseconds: 100), !isStopped() else { continue }
+            guard let client = accept(listener) else { continue }
+            let thread = Thread { serve(client) }
+            thread.name = threadName
+            thread.start()
+        }
+    }
+
     static func accept(_ fd: Int32) -> Int32? {
         let client = Foundation.accept(fd, nil, nil)
         guard client >= 0 else { return nil }

@@ -124,12 +124,8 @@ public final class DeepLinkTransport: WaypointTransport {
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func acceptLoop() {
-        while !isStopped {
-            guard POSIXSocket.waitReadable(listener, milliseconds: 100), !isStopped else { continue }
-            guard let client = POSIXSocket.accept(listener) else { continue }
-            let thread = Thread { [self] in serve(client) }
-            thread.name = "signerkit-deep-link-conn"
-            thread.start()
+        POSIXSocket.acceptConnections(on: listener, threadName: "signerkit-deep-link-conn", isStopped: { isStopped }) { [self] client in
+            serve(client)
         }
         close(listener)
         unlink(socketPath)
