@@ -1,4 +1,5 @@
 import EIP712
+import Secp256k1
 import EthereumPrimitives
 import Testing
 
@@ -59,5 +60,19 @@ struct VectorRow: Sendable, CustomTestStringConvertible {
         case .success(let hashes): Issue.record("\(name) accepted, digest \(hashes.digest)")
         case .failure(let error): #expect(!error.description.isEmpty)
         }
+    }
+}
+
+@Suite struct EIP712SignatureVectorTests {
+    @Test(arguments: EIP712VectorTests.rows)
+    func signatureMatchesAndRecovers(row: VectorRow) throws {
+        let typedData = try TypedData(json: try #require(row["typedData"]))
+        let digest = try typedData.digest()
+        let key = try PrivateKey(hex: row.string("privateKey"))
+        #expect(key.address.checksummed == row.string("address"))
+        let signature = key.sign(prehash: digest)
+        #expect(signature.hex == row.string("signature"), "\(row.string("name"))")
+        let recovered = try Secp256k1.recoverAddress(prehash: digest, signature: RecoverableSignature(hex: row.string("signature")))
+        #expect(recovered.checksummed == row.string("address"))
     }
 }
