@@ -12,11 +12,7 @@ public struct EIP712Schema: Sendable {
         ("salt", "bytes32"),
     ]
 
-    struct Span: Sendable {
-        var start: Int32
-        var end: Int32
-        var count: Int { Int(end - start) }
-    }
+    typealias Span = SchemaArena.Span
 
     struct FieldSpec: Sendable {
         var name: Span
@@ -26,12 +22,14 @@ public struct EIP712Schema: Sendable {
 
     struct StructSpec: Sendable {
         var name: Span
+        /// This struct's own part of `encodeType`: `Name(type name,…)`.
+        var segment: Span
         var fields: Range<Int>
         var typeHash: Bytes32?
     }
 
-    /// Names and type strings, back to back; spans index it.
-    let arena: [UInt8]
+    /// Names, type strings and `encodeType` segments; spans index it.
+    let arena: SchemaArena
     let fields: [FieldSpec]
     let structs: [StructSpec]
     let arrays: [ArraySpec]
@@ -40,10 +38,20 @@ public struct EIP712Schema: Sendable {
     /// from `domain`'s keys in canonical order. Type hashes are computed for the structs reachable from
     /// `primaryType` and the domain (for all structs when `primaryType` is nil). Error paths start at `types`.
     public init(types: JSONNode, domain: JSONNode?, primaryType: String? = nil) throws(EIP712Error) {
-        var compiler = SchemaCompiler()
-        try compiler.compile(types: types, domain: domain)
+        try self.init(document: types.document, types: types.index, domain: domain, primaryType: primaryType)
+    }
+
+    /// Compiles the `types` object at node `types` of `document` (see ``init(types:domain:primaryType:)``).
+    init(document: JSONDocument, types: Int, domain: JSONNode?, primaryType: String?) throws(EIP712Error) {
+        var compiler = SchemaCompiler(document: document, typesSourceLength: document.node(at: types).sourceLength)
+        do {
+            try compiler.compile(types: types, domain: domain)
+        } catch {
+            compiler.discard()
+            throw error
+        }
+        let arena = compiler.writer.finish()
         var structs = compiler.structs
-        let arena = compiler.arena
         let fields = compiler.fields
         let arrays = compiler.arrays
         var roots: [Int] = []
@@ -52,11 +60,13 @@ public struct EIP712Schema: Sendable {
                 throw EIP712Error(.undefinedType(primaryType), at: [.key("primaryType")])
             }
             roots.append(index)
-            if let domainIndex = Self.lookup(Self.domainTypeName, arena: arena, structs: structs) { roots.append(domainIndex) }
+            if let domainIndex = Self.lookup(Self.domainTypeName, arena: arena, structs: structs) {
+                roots.append(domainIndex)
+            }
         } else {
             roots = Array(structs.indices)
         }
-        TypeHasher.hashReachable(from: roots, structs: &structs, fields: fields, arrays: arrays, arena: arena)
+        TypeHasher.hashReachable(from: roots, structs: &structs, fields: fields, arrays: arrays, arena: arena.bytes)
         self.arena = arena
         self.fields = fields
         self.structs = structs
@@ -68,14 +78,12 @@ public struct EIP712Schema: Sendable {
         try self.init(types: types.document.root, domain: domain?.document.root, primaryType: primaryType)
     }
 
-    static func lookup(_ name: String, arena: [UInt8], structs: [StructSpec]) -> Int? {
-        let target = Array(name.utf8)
-        return structs.firstIndex { spec in
-            spec.name.count == target.count && arena[Int(spec.name.start)..<Int(spec.name.end)].elementsEqual(target)
-        }
+    static func lookup(_ name: String, arena: SchemaArena, structs: [StructSpec]) -> Int? {
+        var name = name
+        return name.withUTF8 { target in structs.firstIndex { arena.equals($0.name, target) } }
     }
 
-    func text(_ span: Span) -> String { String(decoding: arena[Int(span.start)..<Int(span.end)], as: UTF8.self) }
+    func text(_ span: Span) -> String { arena.text(span) }
 
     /// Names of every struct type, in declaration order (a derived `EIP712Domain` last).
     public var typeNames: [String] { structs.map { text($0.name) } }
@@ -107,7 +115,7 @@ public struct EIP712Schema: Sendable {
     public func encodeType(of name: String) -> String? {
         guard let index = index(of: name) else { return nil }
         var bytes: [UInt8] = []
-        TypeHasher.encodeType(index, structs: structs, fields: fields, arrays: arrays, arena: arena) {
+        TypeHasher.encodeType(index, structs: structs, fields: fields, arrays: arrays, arena: arena.bytes) {
             bytes.append(contentsOf: $0)
         }
         return String(decoding: bytes, as: UTF8.self)
@@ -121,9 +129,9 @@ public struct EIP712Schema: Sendable {
 
     @inline(__always) func typeHash(_ index: Int) -> Bytes32 {
         if let hash = structs[index].typeHash { return hash }
-        var hasher = Keccak256.Hasher()
-        TypeHasher.encodeType(index, structs: structs, fields: fields, arrays: arrays, arena: arena) { hasher.update($0) }
-        return hasher.finalize()
+        return withExtendedLifetime(arena) {
+            TypeHasher.typeHash(index, structs: structs, fields: fields, arrays: arrays, arena: arena.bytes)
+        }
     }
 
     /// `hashStruct` of `value` as the struct named `name`; error paths are relative to `value`.
@@ -134,10 +142,8 @@ public struct EIP712Schema: Sendable {
 
     /// `hashStruct` of `value` as struct number `index`.
     public func hashStruct(index: Int, _ value: JSONNode) throws(EIP712Error) -> Bytes32 {
-        try arena.withUnsafeBufferPointer { (names) throws(EIP712Error) in
-            try withExtendedLifetime(value.document) { () throws(EIP712Error) in
-                try ValueEncoder(schema: self, names: names, document: value.document).hashStruct(index, value.index)
-            }
+        try withExtendedLifetime((arena, value.document)) { () throws(EIP712Error) in
+            try ValueEncoder(schema: self, names: arena.bytes, document: value.document).hashStruct(index, value.index)
         }
     }
 }

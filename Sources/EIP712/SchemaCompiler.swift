@@ -1,280 +1,251 @@
 import EthereumPrimitives
 
 /// Builds the arena, field, struct and array tables of an ``EIP712Schema`` from the `types` object.
+///
+/// Works on node indices of the document (no per-node reference counting) and writes every name
+/// once: first the struct names, then per struct its `encodeType` member list `Name(type name,…)`,
+/// whose spans the fields point into. A type hash is then the Keccak of a few arena slices.
 struct SchemaCompiler {
-    var arena: [UInt8] = []
-    var fields: [EIP712Schema.FieldSpec] = []
-    var structs: [EIP712Schema.StructSpec] = []
-    var arrays: [ArraySpec] = []
-    /// Per struct: the JSON array of its field declarations (nil for a derived domain).
-    private var declarations: [JSONNode?] = []
-    private var derivedDomainFields: [(name: String, type: String)] = []
+    typealias Span = SchemaArena.Span
 
-    private static let nameStorage: StaticString = "name"
-    private static let typeStorage: StaticString = "type"
-    static var nameKey: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: nameStorage.utf8Start, count: 4) }
-    static var typeKey: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: typeStorage.utf8Start, count: 4) }
+    private(set) var writer: SchemaArena.Writer
+    private(set) var fields: [EIP712Schema.FieldSpec] = []
+    private(set) var structs: [EIP712Schema.StructSpec] = []
+    private(set) var arrays: [ArraySpec] = []
+    private let document: JSONDocument
+    /// Per struct: the name span in the names area (segments are written later).
+    private var names: [Span] = []
+    /// Canonical domain fields present in `domain`, when the domain type is derived (bit i = field i).
+    private var derivedDomainMask = 0
+    private var derivesDomain = false
 
-    init() {}
+    static let nameKey = StaticBytes("name")
+    static let typeKey = StaticBytes("type")
+    static let domainTypeName = StaticBytes("EIP712Domain")
 
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> EIP712Schema.Span {
-        let start = Int32(arena.count)
-        arena.append(contentsOf: bytes)
-        return EIP712Schema.Span(start: start, end: Int32(arena.count))
+    /// Canonical domain fields in canonical order, as bytes.
+    static let canonicalDomain: [(name: StaticBytes, type: StaticBytes)] = [
+        (StaticBytes("name"), StaticBytes("string")), (StaticBytes("version"), StaticBytes("string")),
+        (StaticBytes("chainId"), StaticBytes("uint256")), (StaticBytes("verifyingContract"), StaticBytes("address")),
+        (StaticBytes("salt"), StaticBytes("bytes32")),
+    ]
+
+    init(document: JSONDocument, typesSourceLength: Int) {
+        self.document = document
+        // Names appear twice (name list and segment); every other byte once: twice the source bounds it.
+        writer = SchemaArena.Writer(capacity: 2 * typesSourceLength + 128)
     }
 
-    mutating func append(_ text: String) -> EIP712Schema.Span {
-        var text = text
-        return text.withUTF8 { append($0) }
-    }
-
-    func text(_ span: EIP712Schema.Span) -> String {
-        String(decoding: arena[Int(span.start)..<Int(span.end)], as: UTF8.self)
-    }
-
-    mutating func compile(types: JSONNode, domain: JSONNode?) throws(EIP712Error) {
-        guard types.kind == .object else {
-            throw EIP712Error(.wrongKind(expected: "object", actual: types.kindName), at: [.key("types")])
+    /// Compiles the `types` object at node `types`; `domain` is the domain object, if any.
+    mutating func compile(types: Int, domain: JSONNode?) throws(EIP712Error) {
+        guard document.kind(at: types) == .object else {
+            throw EIP712Error(
+                .wrongKind(expected: "object", actual: JSONValue.kindName(of: document.kind(at: types))),
+                at: [.key("types")])
         }
-        structs.reserveCapacity(types.count + 1)
-        arena.reserveCapacity(types.sourceLength + 64)
-        declarations.reserveCapacity(types.count + 1)
+        let memberCount = document.count(at: types)
+        structs.reserveCapacity(memberCount + 1)
         var hasDomain = false
-        for (key, value) in types.members {
-            let valid = key.withUTF8 {
-                TypeGrammar.isIdentifier($0) && TypeGrammar.elementary($0) == nil && !TypeGrammar.looksElementary($0)
-            }
-            guard valid else {
-                let text = key.stringValue ?? ""
+        var key = types + 1
+        for _ in 0..<memberCount {
+            let bytes = document.unsafeUTF8(at: key)
+            guard TypeGrammar.isIdentifier(bytes), TypeGrammar.elementary(bytes) == nil,
+                !TypeGrammar.looksElementary(bytes)
+            else {
+                let text = String(decoding: bytes, as: UTF8.self)
                 throw EIP712Error(.invalidType(text), at: [.key("types"), .key(text)])
             }
-            if key.withUTF8({ TypeGrammar.equals($0, "EIP712Domain") }) { hasDomain = true }
-            let name = key.withUTF8 { append($0) }
-            structs.append(EIP712Schema.StructSpec(name: name, fields: 0..<0, typeHash: nil))
-            declarations.append(value)
+            if SchemaArena.equal(bytes, Self.domainTypeName.buffer) { hasDomain = true }
+            let name = writer.append(bytes)
+            names.append(name)
+            structs.append(EIP712Schema.StructSpec(name: name, segment: name, fields: 0..<0, typeHash: nil))
+            key = document.next(after: key + 1)
         }
         if !hasDomain, let domain {
             try deriveDomain(from: domain)
         }
-        fields.reserveCapacity(structs.count * 6)
-        for index in structs.indices {
-            try resolveFields(of: index)
+        var fieldTotal = 0
+        key = types + 1
+        for _ in 0..<memberCount {
+            fieldTotal += document.count(at: key + 1)
+            key = document.next(after: key + 1)
         }
-        if let domainIndex = EIP712Schema.lookup(EIP712Schema.domainTypeName, arena: arena, structs: structs) {
+        fields.reserveCapacity(fieldTotal + (derivesDomain ? 5 : 0))
+        key = types + 1
+        for index in 0..<memberCount {
+            try resolveFields(of: index, declaration: key + 1)
+            key = document.next(after: key + 1)
+        }
+        if derivesDomain { writeDerivedDomain(index: memberCount) }
+        if hasDomain,
+            let domainIndex = names.firstIndex(where: {
+                SchemaArena.equal(writer.slice($0), Self.domainTypeName.buffer)
+            })
+        {
             try checkDomainDeclaration(domainIndex)
         }
     }
 
+    /// Frees the arena after a failed compile.
+    func discard() { writer.discard() }
+
     private mutating func deriveDomain(from domain: JSONNode) throws(EIP712Error) {
         guard domain.kind == .object else { return }
-        for (key, _) in domain.members {
-            let known = EIP712Schema.canonicalDomainFields.contains { field in
-                var name = field.name
-                return name.withUTF8 { key.equals(utf8: $0) }
-            }
-            guard known else {
-                let text = key.stringValue ?? ""
+        let document = domain.document
+        var key = domain.index + 1
+        var mask = 0
+        for _ in 0..<domain.count {
+            let bytes = document.unsafeUTF8(at: key)
+            guard let position = Self.canonicalDomain.firstIndex(where: { SchemaArena.equal($0.name.buffer, bytes) })
+            else {
+                let text = String(decoding: bytes, as: UTF8.self)
                 throw EIP712Error(.nonStandardDomainField(text), at: [.key("domain"), .key(text)])
             }
+            mask |= 1 << position
+            key = document.next(after: key + 1)
         }
-        derivedDomainFields = EIP712Schema.canonicalDomainFields.filter { domain[$0.name] != nil }
-        structs.append(EIP712Schema.StructSpec(name: append(EIP712Schema.domainTypeName), fields: 0..<0, typeHash: nil))
-        declarations.append(nil)
+        derivedDomainMask = mask
+        derivesDomain = true
+        let name = writer.append(Self.domainTypeName.buffer)
+        names.append(name)
+        structs.append(EIP712Schema.StructSpec(name: name, segment: name, fields: 0..<0, typeHash: nil))
     }
 
-    private mutating func resolveFields(of index: Int) throws(EIP712Error) {
+    /// The domain type derived from the domain object's keys (no `EIP712Domain` declared).
+    private mutating func writeDerivedDomain(index: Int) {
         let first = fields.count
-        guard let list = declarations[index] else {
-            // A domain derived from the domain object's keys (no EIP712Domain declared).
-            for field in derivedDomainFields {
-                let name = append(field.name)
-                let typeName = append(field.type)
-                var typeText = field.type
-                let encoding = typeText.withUTF8 { TypeGrammar.elementary($0) } ?? .string
-                fields.append(EIP712Schema.FieldSpec(name: name, typeName: typeName, encoding: encoding))
-            }
-            structs[index].fields = first..<fields.count
-            return
-        }
-        // Paths are built only when something is wrong.
-        func path(_ rest: PathSegment...) -> [PathSegment] { [.key("types"), .key(text(structs[index].name))] + rest }
-        guard list.kind == .array else {
-            throw EIP712Error(.wrongKind(expected: "array", actual: list.kindName), at: path())
-        }
-        let document = list.document
-        var entry = list.index + 1
-        for i in 0..<document.count(at: list.index) {
-            defer { entry = document.next(after: entry) }
-            guard document.kind(at: entry) == .object else {
-                throw EIP712Error(.wrongKind(expected: "object", actual: document.node(at: entry).kindName), at: path(.index(i)))
-            }
-            guard let nameIndex = document.member(of: entry, utf8: Self.nameKey) else {
-                throw EIP712Error(.missing, at: path(.index(i), .key("name")))
-            }
-            let nameBytes = document.unsafeUTF8(at: nameIndex)
-            guard document.kind(at: nameIndex) == .string, !nameBytes.isEmpty else {
-                throw EIP712Error(
-                    .wrongKind(expected: "non-empty string", actual: document.node(at: nameIndex).kindName),
-                    at: path(.index(i), .key("name")))
-            }
-            guard let typeIndex = document.member(of: entry, utf8: Self.typeKey) else {
-                throw EIP712Error(.missing, at: path(.index(i), .key("type")))
-            }
-            guard document.kind(at: typeIndex) == .string else {
-                throw EIP712Error(
-                    .wrongKind(expected: "string", actual: document.node(at: typeIndex).kindName), at: path(.index(i), .key("type")))
-            }
-            let typeBytes = document.unsafeUTF8(at: typeIndex)
-            for earlier in fields[first...] where equalSpan(earlier.name, nameBytes) {
-                throw EIP712Error(.duplicateField(String(decoding: nameBytes, as: UTF8.self)), at: path(.index(i), .key("name")))
-            }
-            let resolved = resolve(typeBytes)
-            guard let encoding = resolved.encoding else {
-                throw EIP712Error(
-                    resolved.problem ?? .invalidType(String(decoding: typeBytes, as: UTF8.self)), at: path(.index(i), .key("type")))
-            }
-            let name = append(nameBytes)
-            let typeName = append(typeBytes)
+        let start = writer.count
+        writer.append(copyOf: names[index])
+        writer.append(byte: UInt8(ascii: "("))
+        for (position, field) in Self.canonicalDomain.enumerated() where derivedDomainMask & (1 << position) != 0 {
+            if fields.count > first { writer.append(byte: UInt8(ascii: ",")) }
+            let typeName = writer.append(field.type.buffer)
+            writer.append(byte: UInt8(ascii: " "))
+            let name = writer.append(field.name.buffer)
+            let encoding = TypeGrammar.elementary(field.type.buffer) ?? .string
             fields.append(EIP712Schema.FieldSpec(name: name, typeName: typeName, encoding: encoding))
         }
+        writer.append(byte: UInt8(ascii: ")"))
+        structs[index].segment = Span(start: Int32(start), end: Int32(writer.count))
         structs[index].fields = first..<fields.count
     }
 
-    private func equalSpan(_ span: EIP712Schema.Span, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        span.count == bytes.count && arena[Int(span.start)..<Int(span.end)].elementsEqual(bytes)
+    private mutating func resolveFields(of index: Int, declaration list: Int) throws(EIP712Error) {
+        // Paths are built only when something is wrong.
+        func path(_ rest: PathSegment...) -> [PathSegment] {
+            [.key("types"), .key(writer.slice(names[index]).text)] + rest
+        }
+        func kindName(_ node: Int) -> String { JSONValue.kindName(of: document.kind(at: node)) }
+        guard document.kind(at: list) == .array else {
+            throw EIP712Error(.wrongKind(expected: "array", actual: kindName(list)), at: path())
+        }
+        let first = fields.count
+        let start = writer.count
+        writer.append(copyOf: names[index])
+        writer.append(byte: UInt8(ascii: "("))
+        var entry = list + 1
+        for i in 0..<document.count(at: list) {
+            defer { entry = document.next(after: entry) }
+            guard document.kind(at: entry) == .object else {
+                throw EIP712Error(.wrongKind(expected: "object", actual: kindName(entry)), at: path(.index(i)))
+            }
+            let (nameNode, typeNode) = members(of: entry)
+            guard let nameIndex = nameNode else { throw EIP712Error(.missing, at: path(.index(i), .key("name"))) }
+            let nameBytes = document.unsafeUTF8(at: nameIndex)
+            guard document.kind(at: nameIndex) == .string, !nameBytes.isEmpty else {
+                throw EIP712Error(
+                    .wrongKind(expected: "non-empty string", actual: kindName(nameIndex)),
+                    at: path(.index(i), .key("name")))
+            }
+            guard let typeIndex = typeNode else { throw EIP712Error(.missing, at: path(.index(i), .key("type"))) }
+            guard document.kind(at: typeIndex) == .string else {
+                throw EIP712Error(
+                    .wrongKind(expected: "string", actual: kindName(typeIndex)), at: path(.index(i), .key("type")))
+            }
+            let typeBytes = document.unsafeUTF8(at: typeIndex)
+            for earlier in fields[first...] where SchemaArena.equal(writer.slice(earlier.name), nameBytes) {
+                throw EIP712Error(
+                    .duplicateField(String(decoding: nameBytes, as: UTF8.self)), at: path(.index(i), .key("name")))
+            }
+            let encoding: Encoding
+            do { encoding = try resolve(typeBytes) } catch {
+                throw EIP712Error(error.reason, at: path(.index(i), .key("type")))
+            }
+            if fields.count > first { writer.append(byte: UInt8(ascii: ",")) }
+            let typeName = writer.append(typeBytes)
+            writer.append(byte: UInt8(ascii: " "))
+            let name = writer.append(nameBytes)
+            fields.append(EIP712Schema.FieldSpec(name: name, typeName: typeName, encoding: encoding))
+        }
+        writer.append(byte: UInt8(ascii: ")"))
+        structs[index].segment = Span(start: Int32(start), end: Int32(writer.count))
+        structs[index].fields = first..<fields.count
     }
 
-    private mutating func resolve(_ bytes: UnsafeBufferPointer<UInt8>) -> (encoding: Encoding?, problem: EIP712Error.Reason?) {
-        guard let split = TypeGrammar.split(bytes) else {
-            return (nil, .invalidType(String(decoding: bytes, as: UTF8.self)))
+    /// The `name` and `type` members of a field declaration (the usual two-member shape is read directly).
+    @inline(__always) private func members(of entry: Int) -> (name: Int?, type: Int?) {
+        if document.count(at: entry) == 2 {
+            let firstKey = entry + 1
+            let secondKey = document.next(after: firstKey + 1)
+            if document.string(at: firstKey, equals: Self.nameKey.buffer)
+                && document.string(at: secondKey, equals: Self.typeKey.buffer)
+            {
+                return (firstKey + 1, secondKey + 1)
+            }
+            if document.string(at: firstKey, equals: Self.typeKey.buffer)
+                && document.string(at: secondKey, equals: Self.nameKey.buffer)
+            {
+                return (secondKey + 1, firstKey + 1)
+            }
         }
+        return (
+            document.member(of: entry, utf8: Self.nameKey.buffer), document.member(of: entry, utf8: Self.typeKey.buffer)
+        )
+    }
+
+    /// The encoding of a member type string (errors carry no path).
+    private mutating func resolve(_ bytes: UnsafeBufferPointer<UInt8>) throws(EIP712Error) -> Encoding {
+        guard let split = TypeGrammar.split(bytes) else { throw EIP712Error(.invalidType(bytes.text)) }
         var encoding: Encoding
         if let elementary = TypeGrammar.elementary(split.base) {
             encoding = elementary
-        } else if let index = structs.firstIndex(where: { equalSpan($0.name, split.base) }) {
+        } else if let index = names.firstIndex(where: { SchemaArena.equal(writer.slice($0), split.base) }) {
             encoding = .structure(index)
         } else {
-            return (nil, .undefinedType(String(decoding: split.base, as: UTF8.self)))
+            throw EIP712Error(.undefinedType(split.base.text))
         }
         for dimension in split.dimensions {
             arrays.append(ArraySpec(element: encoding, length: dimension))
             encoding = .array(arrays.count - 1)
         }
-        return (encoding, nil)
+        return encoding
     }
 
     private func checkDomainDeclaration(_ index: Int) throws(EIP712Error) {
         for (i, field) in fields[structs[index].fields].enumerated() {
-            let canonical = EIP712Schema.canonicalDomainFields.contains { entry in
-                var name = entry.name
-                var type = entry.type
-                return name.withUTF8 { equalSpan(field.name, $0) } && type.withUTF8 { equalSpan(field.typeName, $0) }
+            let canonical = Self.canonicalDomain.contains { entry in
+                SchemaArena.equal(writer.slice(field.name), entry.name.buffer)
+                    && SchemaArena.equal(writer.slice(field.typeName), entry.type.buffer)
             }
             guard canonical else {
                 throw EIP712Error(
-                    .nonStandardDomainField(text(field.name)), at: [.key("types"), .key(EIP712Schema.domainTypeName), .index(i)])
+                    .nonStandardDomainField(writer.slice(field.name).text),
+                    at: [.key("types"), .key(EIP712Schema.domainTypeName), .index(i)])
             }
         }
     }
 }
 
-/// `encodeType` and `typeHash`.
-enum TypeHasher {
-    static func structIndex(_ encoding: Encoding, arrays: [ArraySpec]) -> Int? {
-        switch encoding {
-        case .structure(let index): index
-        case .array(let index): structIndex(arrays[index].element, arrays: arrays)
-        default: nil
-        }
+/// A string literal's UTF-8, usable as a buffer without allocating.
+struct StaticBytes: Sendable {
+    let literal: StaticString
+    init(_ literal: StaticString) { self.literal = literal }
+    var buffer: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
     }
+}
 
-    /// Buffers reused across the structs of one schema (no allocation per struct).
-    struct Scratch {
-        var seen: [Bool] = []
-        var stack: [Int] = []
-        var order: [Int] = []
-        var text: [UInt8] = []
-
-        init(structCount: Int) {
-            seen = [Bool](repeating: false, count: structCount)
-            stack.reserveCapacity(structCount)
-            order.reserveCapacity(structCount)
-            text.reserveCapacity(256)
-        }
-    }
-
-    /// Feeds the `encodeType` bytes of struct `index` to `sink`.
-    static func encodeType(
-        _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arrays: [ArraySpec],
-        arena: [UInt8], _ sink: (UnsafeRawBufferPointer) -> Void
-    ) {
-        var scratch = Scratch(structCount: structs.count)
-        encodeType(index, structs: structs, fields: fields, arrays: arrays, arena: arena, scratch: &scratch, sink)
-    }
-
-    /// Feeds the `encodeType` bytes of struct `index` to `sink`, using `scratch` for its buffers.
-    static func encodeType(
-        _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arrays: [ArraySpec],
-        arena: [UInt8], scratch: inout Scratch, _ sink: (UnsafeRawBufferPointer) -> Void
-    ) {
-        for i in scratch.seen.indices { scratch.seen[i] = false }
-        scratch.stack.removeAll(keepingCapacity: true)
-        scratch.order.removeAll(keepingCapacity: true)
-        scratch.text.removeAll(keepingCapacity: true)
-        scratch.seen[index] = true
-        scratch.stack.append(index)
-        scratch.order.append(index)
-        while let next = scratch.stack.popLast() {
-            for field in fields[structs[next].fields] {
-                if let referenced = structIndex(field.encoding, arrays: arrays), !scratch.seen[referenced] {
-                    scratch.seen[referenced] = true
-                    scratch.stack.append(referenced)
-                    scratch.order.append(referenced)
-                }
-            }
-        }
-        arena.withUnsafeBytes { bytes in
-            func slice(_ span: EIP712Schema.Span) -> UnsafeRawBufferPointer {
-                UnsafeRawBufferPointer(rebasing: bytes[Int(span.start)..<Int(span.end)])
-            }
-            if scratch.order.count > 2 {
-                scratch.order[1...].sort { slice(structs[$0].name).lexicographicallyPrecedes(slice(structs[$1].name)) }
-            }
-            for structIndex in scratch.order {
-                scratch.text.append(contentsOf: slice(structs[structIndex].name))
-                scratch.text.append(UInt8(ascii: "("))
-                for (i, field) in fields[structs[structIndex].fields].enumerated() {
-                    if i > 0 { scratch.text.append(UInt8(ascii: ",")) }
-                    scratch.text.append(contentsOf: slice(field.typeName))
-                    scratch.text.append(UInt8(ascii: " "))
-                    scratch.text.append(contentsOf: slice(field.name))
-                }
-                scratch.text.append(UInt8(ascii: ")"))
-            }
-        }
-        scratch.text.withUnsafeBytes(sink)
-    }
-
-    /// Computes the type hash of every struct reachable from `roots`.
-    static func hashReachable(
-        from roots: [Int], structs: inout [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec],
-        arrays: [ArraySpec], arena: [UInt8]
-    ) {
-        var scratch = Scratch(structCount: structs.count)
-        var reached = [Bool](repeating: false, count: structs.count)
-        var pending = roots
-        for root in roots { reached[root] = true }
-        while let next = pending.popLast() {
-            var hasher = Keccak256.Hasher()
-            encodeType(next, structs: structs, fields: fields, arrays: arrays, arena: arena, scratch: &scratch) {
-                hasher.update($0)
-            }
-            structs[next].typeHash = hasher.finalize()
-            // Every struct in this one's encodeType is reachable too.
-            for referenced in scratch.order where !reached[referenced] {
-                reached[referenced] = true
-                pending.append(referenced)
-            }
-        }
-    }
+extension UnsafeBufferPointer<UInt8> {
+    /// The bytes as a String (UTF-8, invalid sequences replaced).
+    var text: String { String(decoding: self, as: UTF8.self) }
 }

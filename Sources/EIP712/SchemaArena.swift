@@ -1,0 +1,124 @@
+/// The bytes of a compiled schema: struct names, then each struct's `encodeType` member list
+/// `Name(type name,…)` back to back. Every name and type string of the schema is a ``Span`` of it.
+///
+/// Written once while compiling (``Writer``), immutable afterwards, freed with the last schema copy.
+final class SchemaArena: @unchecked Sendable {
+    /// A byte range of the arena.
+    struct Span: Sendable {
+        var start: Int32
+        var end: Int32
+        var count: Int { Int(end - start) }
+    }
+
+    let base: UnsafeMutablePointer<UInt8>
+    let count: Int
+
+    init(taking base: UnsafeMutablePointer<UInt8>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    deinit { base.deallocate() }
+
+    /// The whole arena; valid while this object is alive.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    @inline(__always) func slice(_ span: Span) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base + Int(span.start), count: span.count)
+    }
+
+    func text(_ span: Span) -> String { String(decoding: slice(span), as: UTF8.self) }
+
+    /// True when `span` holds exactly `bytes`.
+    @inline(__always) func equals(_ span: Span, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        Self.equal(slice(span), bytes)
+    }
+
+    @inline(__always) static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        var i = 0
+        while i + 8 <= a.count {
+            if UnsafeRawPointer(x + i).loadUnaligned(as: UInt64.self)
+                != UnsafeRawPointer(y + i).loadUnaligned(as: UInt64.self)
+            {
+                return false
+            }
+            i += 8
+        }
+        while i < a.count {
+            if x[i] != y[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// Byte-wise (= code point) order of two slices.
+    static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let shared = min(a.count, b.count)
+        for i in 0..<shared where a[i] != b[i] { return a[i] < b[i] }
+        return a.count < b.count
+    }
+
+    /// Appends bytes to a growing buffer; ``finish()`` hands the buffer to a ``SchemaArena``.
+    struct Writer {
+        private var base: UnsafeMutablePointer<UInt8>
+        private var capacity: Int
+        private(set) var count = 0
+
+        init(capacity: Int) {
+            self.capacity = max(64, capacity)
+            base = .allocate(capacity: self.capacity)
+        }
+
+        /// The bytes written so far; valid until the next append.
+        @inline(__always) func slice(_ span: Span) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(start: base + Int(span.start), count: span.count)
+        }
+
+        private mutating func reserve(_ extra: Int) {
+            guard count + extra > capacity else { return }
+            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: max(capacity * 2, count + extra))
+            bigger.initialize(from: base, count: count)
+            base.deallocate()
+            base = bigger
+            capacity = max(capacity * 2, count + extra)
+        }
+
+        @discardableResult
+        mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> Span {
+            reserve(bytes.count)
+            let start = count
+            if let source = bytes.baseAddress { (base + count).initialize(from: source, count: bytes.count) }
+            count += bytes.count
+            return Span(start: Int32(start), end: Int32(count))
+        }
+
+        /// Appends a copy of an earlier span.
+        @discardableResult
+        mutating func append(copyOf span: Span) -> Span {
+            reserve(span.count)
+            let start = count
+            (base + count).initialize(from: base + Int(span.start), count: span.count)
+            count += span.count
+            return Span(start: Int32(start), end: Int32(count))
+        }
+
+        @discardableResult
+        mutating func append(_ literal: StaticString) -> Span {
+            append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        }
+
+        mutating func append(byte: UInt8) {
+            reserve(1)
+            (base + count).initialize(to: byte)
+            count += 1
+        }
+
+        /// Frees the buffer (the compile failed).
+        func discard() { base.deallocate() }
+
+        /// The finished arena; the writer must not be used afterwards.
+        func finish() -> SchemaArena { SchemaArena(taking: base, count: count) }
+    }
+}

@@ -1,0 +1,100 @@
+import EthereumPrimitives
+
+/// `encodeType` and `typeHash` over a schema's tables: a struct's own segment `Name(type name,…)`,
+/// then the segments of its transitive struct dependencies in code-point order of their names.
+enum TypeHasher {
+    /// The struct a member type refers to (through any array dimensions), if any.
+    static func structIndex(_ encoding: Encoding, arrays: [ArraySpec]) -> Int? {
+        switch encoding {
+        case .structure(let index): index
+        case .array(let index): structIndex(arrays[index].element, arrays: arrays)
+        default: nil
+        }
+    }
+
+    /// Calls `body` with the struct indices of `encodeType(index)`: `index` first, then its transitive
+    /// dependencies sorted by name. Uses stack memory for small schemas.
+    static func withEncodeTypeOrder<R>(
+        _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arrays: [ArraySpec],
+        arena: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<Int>) -> R
+    ) -> R {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: structs.count) { order in
+            withUnsafeTemporaryAllocation(of: Bool.self, capacity: structs.count) { seen in
+                seen.initialize(repeating: false)
+                seen[index] = true
+                order[0] = index
+                var count = 1
+                var next = 0
+                // Breadth-first: `order` is both the queue and the result.
+                while next < count {
+                    for field in fields[structs[order[next]].fields] {
+                        if let referenced = structIndex(field.encoding, arrays: arrays), !seen[referenced] {
+                            seen[referenced] = true
+                            order[count] = referenced
+                            count += 1
+                        }
+                    }
+                    next += 1
+                }
+                func name(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+                    let span = structs[i].name
+                    return UnsafeBufferPointer(rebasing: arena[Int(span.start)..<Int(span.end)])
+                }
+                // Insertion sort of the dependencies: schemas have few.
+                if count > 2 {
+                    for i in 2..<count {
+                        let item = order[i]
+                        var j = i
+                        while j > 1 && SchemaArena.precedes(name(item), name(order[j - 1])) {
+                            order[j] = order[j - 1]
+                            j -= 1
+                        }
+                        order[j] = item
+                    }
+                }
+                return body(UnsafeBufferPointer(rebasing: order[0..<count]))
+            }
+        }
+    }
+
+    /// Feeds the `encodeType` bytes of struct `index` to `sink`, segment by segment.
+    static func encodeType(
+        _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arrays: [ArraySpec],
+        arena: UnsafeBufferPointer<UInt8>, _ sink: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        withEncodeTypeOrder(index, structs: structs, fields: fields, arrays: arrays, arena: arena) { order in
+            for structIndex in order {
+                let span = structs[structIndex].segment
+                sink(UnsafeBufferPointer(rebasing: arena[Int(span.start)..<Int(span.end)]))
+            }
+        }
+    }
+
+    /// `keccak256(encodeType(index))`.
+    static func typeHash(
+        _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arrays: [ArraySpec],
+        arena: UnsafeBufferPointer<UInt8>
+    ) -> Bytes32 {
+        var hasher = Keccak256.Hasher()
+        encodeType(index, structs: structs, fields: fields, arrays: arrays, arena: arena) {
+            hasher.update(UnsafeRawBufferPointer($0))
+        }
+        return hasher.finalize()
+    }
+
+    /// Computes the type hash of `roots` and of every struct their `encodeType` mentions.
+    static func hashReachable(
+        from roots: [Int], structs: inout [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec],
+        arrays: [ArraySpec], arena: UnsafeBufferPointer<UInt8>
+    ) {
+        for root in roots where structs[root].typeHash == nil {
+            let reachable = withEncodeTypeOrder(root, structs: structs, fields: fields, arrays: arrays, arena: arena) {
+                Array($0)
+            }
+            for index in reachable where structs[index].typeHash == nil {
+                structs[index].typeHash = typeHash(
+                    index, structs: structs, fields: fields, arrays: arrays, arena: arena)
+            }
+        }
+    }
+}
