@@ -69,20 +69,31 @@ public final class JSONDocument: @unchecked Sendable {
         self.init(text: storage, nodes: nodes)
     }
 
-    /// Builds the tape over `input`; returns owned copies of the text (plus unescaped strings) and the nodes.
+    /// Builds the tape over a padded copy of `input`; returns the owned text (input, then unescaped
+    /// strings) and the nodes.
     private static func parse(
         _ input: UnsafeBufferPointer<UInt8>
     ) throws(JSONParseError) -> (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Node>) {
-        var builder = JSONTapeBuilder(capacityHint: input.count / 8 + 8, inputLength: input.count)
+        let count = input.count
+        let padded = UnsafeMutablePointer<UInt8>.allocate(capacity: count + JSONTapeBuilder.padding)
+        if let source = input.baseAddress { padded.initialize(from: source, count: count) }
+        (padded + count).initialize(repeating: 0, count: JSONTapeBuilder.padding)
+        var builder = JSONTapeBuilder(paddedInput: padded, count: count)
         do {
-            try builder.parse(input)
+            try builder.parse()
         } catch {
             builder.discard()
+            padded.deallocate()
             throw error
         }
-        let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, input.count + builder.unescaped.count))
-        _ = text.initialize(from: input)
-        _ = UnsafeMutableBufferPointer(rebasing: text[input.count...]).initialize(from: builder.unescaped)
+        let unescaped = builder.unescaped
+        guard !unescaped.isEmpty else {
+            return (UnsafeMutableBufferPointer(start: padded, count: count), builder.takeNodes())
+        }
+        let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: count + unescaped.count)
+        text.baseAddress!.initialize(from: padded, count: count)
+        _ = UnsafeMutableBufferPointer(rebasing: text[count...]).initialize(from: unescaped)
+        padded.deallocate()
         return (text, builder.takeNodes())
     }
 
@@ -253,7 +264,9 @@ public struct JSONNode: Sendable {
         case .object:
             var members: [JSONObject.Member] = []
             members.reserveCapacity(count)
-            for (key, value) in self.members { members.append(JSONObject.Member(key: key.stringValue ?? "", value: value.value)) }
+            for (key, value) in self.members {
+                members.append(JSONObject.Member(key: key.stringValue ?? "", value: value.value))
+            }
             return .object(JSONObject(members: members))
         }
     }
@@ -265,7 +278,9 @@ public struct JSONNode: Sendable {
 @inlinable func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
     var i = 0
     while i + 8 <= count {
-        if UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self) {
+        if UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self)
+            != UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self)
+        {
             return false
         }
         i += 8
@@ -313,7 +328,9 @@ public struct JSONElements: Sequence, Sendable {
     }
 
     /// An iterator from the first element.
-    @inlinable public func makeIterator() -> Iterator { Iterator(document: document, position: first, remaining: count) }
+    @inlinable public func makeIterator() -> Iterator {
+        Iterator(document: document, position: first, remaining: count)
+    }
 }
 
 /// The members of a JSON object, in document order: (key node, value node).
@@ -353,6 +370,7 @@ public struct JSONMembers: Sequence, Sendable {
     }
 
     /// An iterator from the first member.
-    @inlinable public func makeIterator() -> Iterator { Iterator(document: document, position: first, remaining: count) }
+    @inlinable public func makeIterator() -> Iterator {
+        Iterator(document: document, position: first, remaining: count)
+    }
 }
-

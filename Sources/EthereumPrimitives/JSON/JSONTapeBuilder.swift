@@ -1,25 +1,33 @@
-/// Recursive-descent parser writing a ``JSONDocument`` tape.
+/// Iterative parser writing a ``JSONDocument`` tape.
+///
+/// It reads a copy of the input followed by ``padding`` zero bytes: the first is a sentinel that no
+/// token accepts, so scanning loops need no bounds checks, and the rest make 8-byte reads near the
+/// end safe. While a container is open, its node's `next` holds the index of the enclosing container
+/// (so no separate stack is needed) and its `count` counts the members completed so far.
 struct JSONTapeBuilder {
+    /// Zero bytes the input buffer must have after its last byte.
+    static let padding = 8
+    static let maximumDepth = 512
+
     /// Node storage, grown by doubling; ownership passes to the document (``takeNodes()``).
     private var storage: UnsafeMutablePointer<JSONDocument.Node>
     private var capacity: Int
     private(set) var nodeCount = 0
-    var unescaped: [UInt8] = []
-    private var input = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-    private var position = 0
-    private var depth = 0
-    static let maximumDepth = 512
+    /// Contents of strings that had escapes, unescaped; nodes refer to them past the input's end.
+    private(set) var unescaped: [UInt8] = []
+    private let base: UnsafePointer<UInt8>
+    /// Input length; `base[end]` is the zero sentinel.
+    private let end: Int
 
-    /// Offset of the unescaped area in the final text buffer (= input length).
-    private let unescapedBase: Int
-
-    init(capacityHint: Int, inputLength: Int) {
-        capacity = max(16, capacityHint)
+    /// A builder over `input`, which must be followed by ``padding`` zero bytes.
+    init(paddedInput base: UnsafePointer<UInt8>, count: Int) {
+        self.base = base
+        end = count
+        capacity = max(16, count / 8 + 8)
         storage = .allocate(capacity: capacity)
-        unescapedBase = inputLength
     }
 
-    /// The nodes as an exactly-sized buffer owned by the caller; the builder must not be used afterwards.
+    /// The nodes as a buffer owned by the caller; the builder must not be used afterwards.
     func takeNodes() -> UnsafeMutableBufferPointer<JSONDocument.Node> {
         UnsafeMutableBufferPointer(start: storage, count: nodeCount)
     }
@@ -41,271 +49,245 @@ struct JSONTapeBuilder {
         capacity *= 2
     }
 
-    @inline(__always) private func node(_ index: Int) -> JSONDocument.Node { storage[index] }
-
-    mutating func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONParseError) {
-        guard buffer.count < Int(Int32.max) else { throw JSONParseError(offset: 0, reason: "document too large") }
-        input = buffer
-        position = 0
-        skipWhitespace()
-        try parseValue()
-        skipWhitespace()
-        guard position == input.count else { throw fail("unexpected trailing characters") }
-    }
-
-    private func fail(_ reason: String, at offset: Int? = nil) -> JSONParseError {
-        JSONParseError(offset: offset ?? position, reason: reason)
-    }
-
-    @inline(__always) private mutating func skipWhitespace() {
-        guard let base = input.baseAddress else { return }
-        var p = position
-        let count = input.count
-        while p < count {
-            switch base[p] {
-            case 0x20, 0x0A, 0x0D, 0x09: p += 1
-            default:
-                position = p
-                return
-            }
-        }
-        position = p
-    }
-
     @inline(__always) private mutating func appendScalar(_ kind: JSONKind, start: Int, end: Int, flag: Bool = false) {
-        let index = Int32(nodeCount)
-        push(JSONDocument.Node(kind: kind, flag: flag, start: Int32(start), end: Int32(end), next: index + 1, count: 0))
+        push(
+            JSONDocument.Node(
+                kind: kind, flag: flag, start: Int32(start), end: Int32(end), next: Int32(nodeCount + 1), count: 0))
     }
 
-    private mutating func parseValue() throws(JSONParseError) {
-        guard position < input.count else { throw fail("unexpected end of input") }
-        switch input[position] {
-        case UInt8(ascii: "{"): try parseObject()
-        case UInt8(ascii: "["): try parseArray()
-        case UInt8(ascii: "\""): try parseString()
-        case UInt8(ascii: "t"):
-            try expectLiteral("true")
-            appendScalar(.bool, start: position - 4, end: position, flag: true)
-        case UInt8(ascii: "f"):
-            try expectLiteral("false")
-            appendScalar(.bool, start: position - 5, end: position, flag: false)
-        case UInt8(ascii: "n"):
-            try expectLiteral("null")
-            appendScalar(.null, start: position - 4, end: position)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber()
-        default: throw fail("unexpected character")
-        }
+    private func fail(_ reason: String, at offset: Int) -> JSONParseError {
+        JSONParseError(offset: offset, reason: reason)
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
-        let count = literal.utf8CodeUnitCount
-        guard position + count <= input.count else { throw fail("invalid literal") }
-        let bytes = UnsafeBufferPointer(start: literal.utf8Start, count: count)
-        for i in 0..<count where input[position + i] != bytes[i] { throw fail("invalid literal") }
-        position += count
-    }
-
-    private mutating func openContainer(_ kind: JSONKind) throws(JSONParseError) -> Int {
-        depth += 1
-        guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth)") }
-        let index = nodeCount
-        push(JSONDocument.Node(kind: kind, flag: false, start: Int32(position), end: 0, next: 0, count: 0))
-        position += 1
-        return index
-    }
-
-    private mutating func closeContainer(_ index: Int, count: Int) {
-        depth -= 1
-        position += 1
-        storage[index].end = Int32(position)
-        storage[index].next = Int32(nodeCount)
-        storage[index].count = Int32(count)
-    }
-
-    private mutating func parseObject() throws(JSONParseError) {
-        let index = try openContainer(.object)
-        var count = 0
-        skipWhitespace()
-        if position < input.count && input[position] == UInt8(ascii: "}") {
-            closeContainer(index, count: 0)
-            return
-        }
+    /// The first non-whitespace offset at or after `p` (stops at the sentinel).
+    @inline(__always) private func skipWhitespace(_ p: Int) -> Int {
+        var p = p
         while true {
-            skipWhitespace()
-            guard position < input.count, input[position] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
-            let keyOffset = position
-            let keyIndex = nodeCount
-            try parseString()
-            try checkDuplicate(keyIndex: keyIndex, firstMember: index + 1, count: count, offset: keyOffset)
-            skipWhitespace()
-            guard position < input.count, input[position] == UInt8(ascii: ":") else { throw fail("expected ':'") }
-            position += 1
-            skipWhitespace()
-            try parseValue()
-            count += 1
-            skipWhitespace()
-            guard position < input.count else { throw fail("unterminated object") }
-            if input[position] == UInt8(ascii: ",") {
-                position += 1
+            let c = base[p]
+            if c > 0x20 { return p }
+            if c == 0x20 {
+                // Indentation: eight spaces at a time.
+                while UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { p += 8 }
+                if base[p] == 0x20 { p += 1 }
                 continue
             }
-            guard input[position] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
-            closeContainer(index, count: count)
-            return
+            guard c == 0x0A || c == 0x0D || c == 0x09 else { return p }
+            p += 1
         }
+    }
+
+    mutating func parse() throws(JSONParseError) {
+        guard end < Int(Int32.max) else { throw fail("document too large", at: 0) }
+        /// The innermost open container, or -1 at the top level.
+        var current = -1
+        var depth = 0
+        var p = skipWhitespace(0)
+        value: while true {
+            // At the start of a value.
+            let c = base[p]
+            switch c {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth)", at: p) }
+                let isObject = c == UInt8(ascii: "{")
+                let index = nodeCount
+                push(
+                    JSONDocument.Node(
+                        kind: isObject ? .object : .array, flag: false, start: Int32(p), end: 0, next: Int32(current),
+                        count: 0))
+                current = index
+                p = skipWhitespace(p + 1)
+                if base[p] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    close(&current, at: p)
+                    depth -= 1
+                    p += 1
+                } else {
+                    if isObject { p = try key(p, object: index) }
+                    continue value
+                }
+            case UInt8(ascii: "\""): p = try string(p)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): p = try number(p)
+            case UInt8(ascii: "t"): p = try literal(p, "true", .bool, flag: true)
+            case UInt8(ascii: "f"): p = try literal(p, "false", .bool, flag: false)
+            case UInt8(ascii: "n"): p = try literal(p, "null", .null, flag: false)
+            default: throw fail(p == end ? "unexpected end of input" : "unexpected character", at: p)
+            }
+            // A value is complete: continue its container (closing as many as end here).
+            while current >= 0 {
+                storage[current].count += 1
+                p = skipWhitespace(p)
+                let isObject = storage[current].kind == .object
+                let c = base[p]
+                if c == UInt8(ascii: ",") {
+                    p = skipWhitespace(p + 1)
+                    if isObject { p = try key(p, object: current) }
+                    continue value
+                }
+                guard c == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
+                    if p == end { throw fail(isObject ? "unterminated object" : "unterminated array", at: p) }
+                    throw fail(isObject ? "expected ',' or '}'" : "expected ',' or ']'", at: p)
+                }
+                close(&current, at: p)
+                depth -= 1
+                p += 1
+            }
+            break
+        }
+        p = skipWhitespace(p)
+        guard p == end else { throw fail("unexpected trailing characters", at: p) }
+    }
+
+    /// Finishes the open container `current` whose closing bracket is at `p`; `current` becomes its parent.
+    @inline(__always) private mutating func close(_ current: inout Int, at p: Int) {
+        let parent = Int(storage[current].next)
+        storage[current].end = Int32(p + 1)
+        storage[current].next = Int32(nodeCount)
+        current = parent
+    }
+
+    /// A member key at `p` of the open object `object`, and its colon; returns the offset of the value.
+    @inline(__always) private mutating func key(_ p: Int, object: Int) throws(JSONParseError) -> Int {
+        guard base[p] == UInt8(ascii: "\"") else { throw fail("expected a string key", at: p) }
+        let keyIndex = nodeCount
+        var q = try string(p)
+        let earlier = Int(storage[object].count)
+        if earlier > 0 { try checkDuplicate(keyIndex: keyIndex, firstMember: object + 1, count: earlier, offset: p) }
+        q = skipWhitespace(q)
+        guard base[q] == UInt8(ascii: ":") else { throw fail("expected ':'", at: q) }
+        return skipWhitespace(q + 1)
     }
 
     /// The bytes of a key node (from the input, or from the unescaped area).
     private func keyBytes(_ index: Int) -> [UInt8] {
-        let node = node(index)
-        if Int(node.start) >= unescapedBase {
-            return Array(unescaped[(Int(node.start) - unescapedBase)..<(Int(node.end) - unescapedBase)])
-        }
-        return Array(input[Int(node.start)..<Int(node.end)])
+        let node = storage[index]
+        if Int(node.start) >= end { return Array(unescaped[(Int(node.start) - end)..<(Int(node.end) - end)]) }
+        return Array(UnsafeBufferPointer(start: base + Int(node.start), count: Int(node.end - node.start)))
     }
 
-    /// Refuses a key equal to an earlier key of the same object (walks the earlier members).
+    /// Refuses a key equal to one of the `count` earlier keys of its object (walks the earlier members).
     private func checkDuplicate(keyIndex: Int, firstMember: Int, count: Int, offset: Int) throws(JSONParseError) {
-        guard count > 0 else { return }
-        let newKey = node(keyIndex)
+        let newKey = storage[keyIndex]
         let newLength = Int(newKey.end - newKey.start)
         var candidate = firstMember
         for _ in 0..<count {
-            let old = node(candidate)
+            let old = storage[candidate]
             if Int(old.end - old.start) == newLength {
                 let equal: Bool
-                if Int(old.start) >= unescapedBase || Int(newKey.start) >= unescapedBase {
+                if Int(old.start) >= end || Int(newKey.start) >= end {
                     equal = keyBytes(candidate) == keyBytes(keyIndex)
                 } else {
-                    equal = newLength == 0
-                        || memcmpEqual(input.baseAddress! + Int(old.start), input.baseAddress! + Int(newKey.start), newLength)
+                    equal = newLength == 0 || memcmpEqual(base + Int(old.start), base + Int(newKey.start), newLength)
                 }
                 if equal {
                     throw fail("duplicate key \"\(String(decoding: keyBytes(keyIndex), as: UTF8.self))\"", at: offset)
                 }
             }
-            candidate = Int(node(candidate + 1).next)
+            candidate = Int(storage[candidate + 1].next)
         }
     }
 
-    private mutating func parseArray() throws(JSONParseError) {
-        let index = try openContainer(.array)
-        var count = 0
-        skipWhitespace()
-        if position < input.count && input[position] == UInt8(ascii: "]") {
-            closeContainer(index, count: 0)
-            return
-        }
-        while true {
-            skipWhitespace()
-            try parseValue()
-            count += 1
-            skipWhitespace()
-            guard position < input.count else { throw fail("unterminated array") }
-            if input[position] == UInt8(ascii: ",") {
-                position += 1
-                continue
-            }
-            guard input[position] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'") }
-            closeContainer(index, count: count)
-            return
-        }
+    private mutating func literal(_ p: Int, _ text: StaticString, _ kind: JSONKind, flag: Bool) throws(JSONParseError)
+        -> Int
+    {
+        let count = text.utf8CodeUnitCount
+        // At most 4 bytes past the sentinel are read: within the padding.
+        for i in 1..<count where base[p + i] != text.utf8Start[i] { throw fail("invalid literal", at: p) }
+        appendScalar(kind, start: p, end: p + count, flag: flag)
+        return p + count
     }
 
     @inline(__always) private func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
-    private mutating func parseNumber() throws(JSONParseError) {
-        let start = position
-        if input[position] == UInt8(ascii: "-") { position += 1 }
-        guard position < input.count, isDigit(input[position]) else { throw fail("invalid number", at: start) }
-        if input[position] == UInt8(ascii: "0") {
-            position += 1
+    private mutating func number(_ start: Int) throws(JSONParseError) -> Int {
+        var p = start
+        if base[p] == UInt8(ascii: "-") { p += 1 }
+        guard isDigit(base[p]) else { throw fail("invalid number", at: start) }
+        if base[p] == UInt8(ascii: "0") {
+            p += 1
         } else {
-            while position < input.count && isDigit(input[position]) { position += 1 }
+            while isDigit(base[p]) { p += 1 }
         }
-        if position < input.count && input[position] == UInt8(ascii: ".") {
-            position += 1
-            guard position < input.count, isDigit(input[position]) else { throw fail("invalid number", at: start) }
-            while position < input.count && isDigit(input[position]) { position += 1 }
+        if base[p] == UInt8(ascii: ".") {
+            p += 1
+            guard isDigit(base[p]) else { throw fail("invalid number", at: start) }
+            while isDigit(base[p]) { p += 1 }
         }
-        if position < input.count && (input[position] | 0x20) == UInt8(ascii: "e") {
-            position += 1
-            if position < input.count && (input[position] == UInt8(ascii: "+") || input[position] == UInt8(ascii: "-")) {
-                position += 1
-            }
-            guard position < input.count, isDigit(input[position]) else { throw fail("invalid number", at: start) }
-            while position < input.count && isDigit(input[position]) { position += 1 }
+        if base[p] | 0x20 == UInt8(ascii: "e") {
+            p += 1
+            if base[p] == UInt8(ascii: "+") || base[p] == UInt8(ascii: "-") { p += 1 }
+            guard isDigit(base[p]) else { throw fail("invalid number", at: start) }
+            while isDigit(base[p]) { p += 1 }
         }
-        appendScalar(.number, start: start, end: position)
+        appendScalar(.number, start: start, end: p)
+        return p
     }
 
-    private mutating func parseString() throws(JSONParseError) {
-        let quote = position
-        let contentStart = position + 1
-        let base = input.baseAddress!
-        let count = input.count
+    /// The string whose opening quote is at `quote`; returns the offset after its closing quote.
+    private mutating func string(_ quote: Int) throws(JSONParseError) -> Int {
+        let contentStart = quote + 1
         var p = contentStart
         var nonASCII = false
-        // Skip 8 plain bytes at a time: no quote, backslash, control character or non-ASCII byte.
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        while p + 8 <= count {
-            let word = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
-            let quoteBits = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let special =
-                ((quoteBits &- ones) & ~quoteBits) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-                | word
-            let found = special & highs
-            if found != 0 {
-                // Jump to the first special byte; the loop below decides what it is.
-                p += found.trailingZeroBitCount >> 3
-                break
+        while true {
+            // Skip 8 plain bytes at a time: no quote, backslash, control character or non-ASCII byte.
+            // The sentinel is a control character, so this never runs past the padding.
+            while true {
+                let word = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
+                let quoteBits = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    ((quoteBits &- ones) & ~quoteBits) | ((backslash &- ones) & ~backslash)
+                    | ((word &- ones &* 0x20) & ~word) | word
+                let found = special & highs
+                if found != 0 {
+                    p += found.trailingZeroBitCount >> 3
+                    break
+                }
+                p += 8
             }
-            p += 8
-        }
-        while p < count {
             let c = base[p]
             if c == UInt8(ascii: "\"") {
-                if nonASCII && !UTF8Validation.isValid(UnsafeBufferPointer(start: base + contentStart, count: p - contentStart)) {
+                if nonASCII
+                    && !UTF8Validation.isValid(UnsafeBufferPointer(start: base + contentStart, count: p - contentStart))
+                {
                     throw fail("invalid UTF-8 in string", at: quote)
                 }
                 appendScalar(.string, start: contentStart, end: p)
-                position = p + 1
-                return
+                return p + 1
             }
-            if c == UInt8(ascii: "\\") {
-                position = p
-                try parseEscapedString(contentStart: contentStart, quote: quote)
-                return
+            if c == UInt8(ascii: "\\") { return try escapedString(contentStart: contentStart, quote: quote, from: p) }
+            if c >= 0x80 {
+                nonASCII = true
+            } else {
+                // A control character, or the sentinel.
+                throw p == end ? fail("unterminated string", at: quote) : fail("control character in string", at: p)
             }
-            guard c >= 0x20 else {
-                position = p
-                throw fail("control character in string")
-            }
-            if c >= 0x80 { nonASCII = true }
             p += 1
         }
-        throw fail("unterminated string", at: quote)
     }
 
-    private mutating func parseEscapedString(contentStart: Int, quote: Int) throws(JSONParseError) {
+    /// The rest of a string that has escapes, from the first backslash at `from`; the content is
+    /// unescaped into ``unescaped``.
+    private mutating func escapedString(contentStart: Int, quote: Int, from: Int) throws(JSONParseError) -> Int {
         let sideStart = unescaped.count
-        unescaped.append(contentsOf: UnsafeBufferPointer(rebasing: input[contentStart..<position]))
-        while position < input.count {
-            let c = input[position]
+        unescaped.append(contentsOf: UnsafeBufferPointer(start: base + contentStart, count: from - contentStart))
+        var p = from
+        while p < end {
+            let c = base[p]
             switch c {
             case UInt8(ascii: "\""):
-                let content = unescaped.withUnsafeBufferPointer { UTF8Validation.isValid(UnsafeBufferPointer(rebasing: $0[sideStart...])) }
+                let content = unescaped.withUnsafeBufferPointer {
+                    UTF8Validation.isValid(UnsafeBufferPointer(rebasing: $0[sideStart...]))
+                }
                 guard content else { throw fail("invalid UTF-8 in string", at: quote) }
-                appendScalar(.string, start: unescapedBase + sideStart, end: unescapedBase + unescaped.count)
-                position += 1
-                return
+                appendScalar(.string, start: end + sideStart, end: end + unescaped.count)
+                return p + 1
             case UInt8(ascii: "\\"):
-                position += 1
-                guard position < input.count else { throw fail("unterminated string", at: quote) }
-                let e = input[position]
-                position += 1
+                p += 1
+                guard p < end else { throw fail("unterminated string", at: quote) }
+                let e = base[p]
+                p += 1
                 switch e {
                 case UInt8(ascii: "\""): unescaped.append(0x22)
                 case UInt8(ascii: "\\"): unescaped.append(0x5C)
@@ -316,38 +298,38 @@ struct JSONTapeBuilder {
                 case UInt8(ascii: "r"): unescaped.append(0x0D)
                 case UInt8(ascii: "t"): unescaped.append(0x09)
                 case UInt8(ascii: "u"):
-                    var scalar = try parseHex4()
+                    var scalar = try hex4(&p)
                     if (0xD800..<0xDC00).contains(scalar) {
-                        guard position + 1 < input.count, input[position] == UInt8(ascii: "\\"),
-                            input[position + 1] == UInt8(ascii: "u")
-                        else { throw fail("unpaired surrogate") }
-                        position += 2
-                        let low = try parseHex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate") }
+                        guard p + 1 < end, base[p] == UInt8(ascii: "\\"), base[p + 1] == UInt8(ascii: "u") else {
+                            throw fail("unpaired surrogate", at: p)
+                        }
+                        p += 2
+                        let low = try hex4(&p)
+                        guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate", at: p) }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     } else if (0xDC00..<0xE000).contains(scalar) {
-                        throw fail("unpaired surrogate")
+                        throw fail("unpaired surrogate", at: p)
                     }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid escape") }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid escape", at: p) }
                     unescaped.append(contentsOf: unicode.utf8)
-                default: throw fail("invalid escape", at: position - 2)
+                default: throw fail("invalid escape", at: p - 2)
                 }
             default:
-                guard c >= 0x20 else { throw fail("control character in string") }
+                guard c >= 0x20 else { throw fail("control character in string", at: p) }
                 unescaped.append(c)
-                position += 1
+                p += 1
             }
         }
         throw fail("unterminated string", at: quote)
     }
 
-    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
-        guard position + 4 <= input.count else { throw fail("invalid \\u escape") }
+    private func hex4(_ p: inout Int) throws(JSONParseError) -> UInt32 {
+        guard p + 4 <= end else { throw fail("invalid \\u escape", at: p) }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let n = Hex.nibble(input[position]) else { throw fail("invalid \\u escape") }
+            guard let n = Hex.nibble(base[p]) else { throw fail("invalid \\u escape", at: p) }
             value = value << 4 | UInt32(n)
-            position += 1
+            p += 1
         }
         return value
     }
