@@ -60,7 +60,9 @@ enum TypeGrammar {
             if open + 1 == end - 1 {
                 dims.append(nil)
             } else {
-                guard text[open + 1] != UInt8(ascii: "0"), let n = decimal(text, open + 1, end - 1), n > 0 else { return nil }
+                guard text[open + 1] != UInt8(ascii: "0"), let n = decimal(text, open + 1, end - 1), n > 0 else {
+                    return nil
+                }
                 dims.append(n)
             }
             end = open
@@ -94,17 +96,24 @@ enum TypeGrammar {
 
     /// An atomic or dynamic (non-struct, non-array) type, or nil.
     static func elementary(_ name: UnsafeBufferPointer<UInt8>) -> Encoding? {
-        if equals(name, "uint256") { return .uint(bits: 256) }
-        if equals(name, "address") { return .address }
-        if equals(name, "string") { return .string }
-        if equals(name, "bool") { return .bool }
-        if equals(name, "bytes") { return .bytes }
-        if hasPrefix(name, "uint"), let bits = width(name, from: 4) { return .uint(bits: bits) }
-        if hasPrefix(name, "int"), let bits = width(name, from: 3) { return .int(bits: bits) }
-        if hasPrefix(name, "bytes"), name.count > 5, name[5] != UInt8(ascii: "0"),
-            let n = decimal(name, 5, name.count), (1...32).contains(n)
-        {
-            return .fixedBytes(n)
+        guard let first = name.first else { return nil }
+        switch first {
+        case UInt8(ascii: "u"):
+            if hasPrefix(name, "uint"), let bits = width(name, from: 4) { return .uint(bits: bits) }
+        case UInt8(ascii: "i"):
+            if hasPrefix(name, "int"), let bits = width(name, from: 3) { return .int(bits: bits) }
+        case UInt8(ascii: "a"):
+            if equals(name, "address") { return .address }
+        case UInt8(ascii: "s"):
+            if equals(name, "string") { return .string }
+        case UInt8(ascii: "b"):
+            if equals(name, "bool") { return .bool }
+            guard hasPrefix(name, "bytes") else { return nil }
+            if name.count == 5 { return .bytes }
+            if name[5] != UInt8(ascii: "0"), let n = decimal(name, 5, name.count), (1...32).contains(n) {
+                return .fixedBytes(n)
+            }
+        default: break
         }
         return nil
     }

@@ -205,6 +205,14 @@ struct SchemaCompiler {
 
     /// The encoding of a member type string (errors carry no path).
     private mutating func resolve(_ bytes: UnsafeBufferPointer<UInt8>) throws(EIP712Error) -> Encoding {
+        if let last = bytes.last, last != UInt8(ascii: "]") {
+            // No array dimensions: the common case.
+            if let elementary = TypeGrammar.elementary(bytes) { return elementary }
+            if let index = names.firstIndex(where: { SchemaArena.equal(writer.slice($0), bytes) }) {
+                return .structure(index)
+            }
+            throw EIP712Error(.undefinedType(bytes.text))
+        }
         guard let split = TypeGrammar.split(bytes) else { throw EIP712Error(.invalidType(bytes.text)) }
         var encoding: Encoding
         if let elementary = TypeGrammar.elementary(split.base) {

@@ -94,7 +94,8 @@ public struct TypedData: Sendable {
     public func domainChainId() throws(EIP712Error) -> UInt256? {
         guard let value = domain["chainId"] else { return nil }
         guard value.kind == .number || value.kind == .string else {
-            throw EIP712Error(.wrongKind(expected: "integer", actual: value.kindName), at: [.key("domain"), .key("chainId")])
+            throw EIP712Error(
+                .wrongKind(expected: "integer", actual: value.kindName), at: [.key("domain"), .key("chainId")])
         }
         return try value.withUTF8 { (text) throws(EIP712Error) in
             do throws(IntegerTextError) {

@@ -50,7 +50,9 @@ struct ValueEncoder {
             for _ in 0..<memberCount {
                 let declared = schema.fields[spec.fields].contains { document.string(at: keyIndex, equals: name($0)) }
                 if !declared {
-                    throw EIP712Error(.unexpectedField, at: [.key(String(decoding: document.unsafeUTF8(at: keyIndex), as: UTF8.self))])
+                    throw EIP712Error(
+                        .unexpectedField, at: [.key(String(decoding: document.unsafeUTF8(at: keyIndex), as: UTF8.self))]
+                    )
                 }
                 keyIndex = document.next(after: keyIndex + 1)
             }
@@ -124,7 +126,9 @@ struct ValueEncoder {
         return document.unsafeUTF8(at: value)
     }
 
-    @inline(__always) private func string(_ value: Int, _ expected: String) throws(EIP712Error) -> UnsafeBufferPointer<UInt8> {
+    @inline(__always) private func string(_ value: Int, _ expected: String) throws(EIP712Error) -> UnsafeBufferPointer<
+        UInt8
+    > {
         guard document.kind(at: value) == .string else { throw kindError(expected, value) }
         return document.unsafeUTF8(at: value)
     }

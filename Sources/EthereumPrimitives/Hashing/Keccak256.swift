@@ -37,7 +37,7 @@ public enum Keccak256 {
         @usableFromInline internal var context = sk_keccak256_ctx()
 
         /// A hasher over the empty message.
-        @inlinable public init() { sk_keccak256_init(&context) }
+        @inlinable public init() {}
 
         /// Absorbs bytes.
         @inlinable public mutating func update(_ buffer: UnsafeRawBufferPointer) {
@@ -48,16 +48,16 @@ public enum Keccak256 {
         @inlinable public mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
 
         /// Absorbs 32 bytes.
-        @inlinable public mutating func update(_ word: Bytes32) { word.withUnsafeBytes { update($0) } }
+        @inlinable public mutating func update(_ word: Bytes32) {
+            word.withUnsafeBytes {
+                sk_keccak256_update_word(&context, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
 
         /// Pads and returns the digest; the hasher is reset to the empty message.
         @inlinable public mutating func finalize() -> Bytes32 {
-            var ctx = context
-            let digest = Bytes32 { out in
-                sk_keccak256_final(&ctx, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
-            sk_keccak256_init(&context)
-            return digest
+            // sk_keccak256_final wipes the context, which is the empty-message state: ready for reuse.
+            Bytes32 { out in sk_keccak256_final(&context, out.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
         }
     }
 }

@@ -124,27 +124,27 @@ public final class JSONDocument: @unchecked Sendable {
     // MARK: Index-based access, for hot loops that hold the document once (no per-node reference counting).
 
     /// The kind of the value at node `index`.
-    @inlinable public func kind(at index: Int) -> JSONKind { nodes[index].kind }
+    @inlinable @inline(__always) public func kind(at index: Int) -> JSONKind { nodes[index].kind }
 
     /// The boolean at node `index`, if it is one.
     @inlinable public func bool(at index: Int) -> Bool? { nodes[index].kind == .bool ? nodes[index].flag : nil }
 
     /// Elements or members of the container at `index`.
-    @inlinable public func count(at index: Int) -> Int { Int(nodes[index].count) }
+    @inlinable @inline(__always) public func count(at index: Int) -> Int { Int(nodes[index].count) }
 
     /// The node after the subtree at `index` (the next sibling, inside a container).
-    @inlinable public func next(after index: Int) -> Int { Int(nodes[index].next) }
+    @inlinable @inline(__always) public func next(after index: Int) -> Int { Int(nodes[index].next) }
 
     /// The UTF-8 of the string content or number text at `index` (empty otherwise). The buffer is valid only
     /// while this document is alive: keep a reference for as long as you use it.
-    @inlinable public func unsafeUTF8(at index: Int) -> UnsafeBufferPointer<UInt8> {
+    @inlinable @inline(__always) public func unsafeUTF8(at index: Int) -> UnsafeBufferPointer<UInt8> {
         let n = nodes[index]
         guard n.kind == .string || n.kind == .number else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: text.baseAddress! + Int(n.start), count: Int(n.end - n.start))
     }
 
     /// True when the string at `index` has exactly the bytes `key`.
-    @inlinable public func string(at index: Int, equals key: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inlinable @inline(__always) public func string(at index: Int, equals key: UnsafeBufferPointer<UInt8>) -> Bool {
         let own = unsafeUTF8(at: index)
         return own.count == key.count && (own.count == 0 || memcmpEqual(own.baseAddress!, key.baseAddress!, own.count))
     }

@@ -65,14 +65,11 @@ struct JSONTapeBuilder {
         while true {
             let c = base[p]
             if c > 0x20 { return p }
-            if c == 0x20 {
-                // Indentation: eight spaces at a time.
-                while UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { p += 8 }
-                if base[p] == 0x20 { p += 1 }
-                continue
-            }
-            guard c == 0x0A || c == 0x0D || c == 0x09 else { return p }
+            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return p }
             p += 1
+            // A run of spaces (indentation) in one step: count the leading 0x20 bytes of the next 8.
+            let spaces = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self) ^ 0x2020_2020_2020_2020
+            p += spaces == 0 ? 8 : spaces.trailingZeroBitCount >> 3
         }
     }
 

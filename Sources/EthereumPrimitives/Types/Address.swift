@@ -69,21 +69,30 @@ public struct Address: Sendable, Hashable {
         var l: UInt32 = 0
         var hasLower = false
         var hasUpper = false
-        for i in 0..<40 {
+        // Letters: bit 0x20 set for lower case; digits never reach 0x41.
+        var letters: UInt8 = 0
+        var lowerBits: UInt8 = 0x20
+        func digit(_ i: Int) throws(AddressError) -> UInt8 {
             let c = utf8[2 + i]
             guard let n = Hex.nibble(c) else { throw .malformed(String(decoding: utf8, as: UTF8.self)) }
-            if c >= 0x61 { hasLower = true } else if c >= 0x41 { hasUpper = true }
-            switch i {
-            case 0..<16: h = h << 4 | UInt64(n)
-            case 16..<32: m = m << 4 | UInt64(n)
-            default: l = l << 4 | UInt32(n)
+            if c >= 0x41 {
+                letters |= c
+                lowerBits &= c
             }
+            return n
         }
+        for i in 0..<16 { h = h << 4 | UInt64(try digit(i)) }
+        for i in 16..<32 { m = m << 4 | UInt64(try digit(i)) }
+        for i in 32..<40 { l = l << 4 | UInt32(try digit(i)) }
+        hasLower = letters & 0x20 != 0
+        hasUpper = letters != 0 && lowerBits == 0
         high = h
         middle = m
         low = l
         if hasLower && hasUpper {
-            guard checksummed.utf8.elementsEqual(utf8) else { throw .badChecksum(String(decoding: utf8, as: UTF8.self)) }
+            guard checksummed.utf8.elementsEqual(utf8) else {
+                throw .badChecksum(String(decoding: utf8, as: UTF8.self))
+            }
         }
     }
 
@@ -99,11 +108,7 @@ public struct Address: Sendable, Hashable {
 
     /// The address left-padded to a 32-byte ABI word.
     @inlinable public var word: Bytes32 {
-        Bytes32 { out in
-            withUnsafeBytes(of: high.bigEndian) { for j in 0..<8 { out[12 + j] = $0[j] } }
-            withUnsafeBytes(of: middle.bigEndian) { for j in 0..<8 { out[20 + j] = $0[j] } }
-            withUnsafeBytes(of: low.bigEndian) { for j in 0..<4 { out[28 + j] = $0[j] } }
-        }
+        UInt256(limbs: (UInt64(low) | middle << 32, middle >> 32 | high << 32, high >> 32, 0)).word
     }
 
     /// Lower-case `0x` hex.

@@ -10,6 +10,9 @@ public struct Bytes32: Sendable, Hashable {
     /// All-zero bytes.
     @inlinable public init() { storage = (0, 0, 0, 0) }
 
+    /// The bytes as four 8-byte lanes in memory order.
+    @inlinable init(lanes: (UInt64, UInt64, UInt64, UInt64)) { storage = lanes }
+
     /// Copies exactly 32 bytes; returns `nil` for any other length.
     @inlinable public init?(_ bytes: some Collection<UInt8>) {
         guard bytes.count == 32 else { return nil }

@@ -26,11 +26,11 @@ public struct UInt256: Sendable, Hashable, Comparable {
 
     /// Interprets a 32-byte big-endian word.
     public init(word: Bytes32) {
-        var l: [UInt64] = [0, 0, 0, 0]
-        word.withUnsafeBytes { raw in
-            for i in 0..<32 { l[(31 - i) / 8] |= UInt64(raw[i]) << (8 * UInt64((31 - i) % 8)) }
-        }
-        limbs = (l[0], l[1], l[2], l[3])
+        let lanes = word.storage
+        limbs = (
+            UInt64(bigEndian: lanes.3), UInt64(bigEndian: lanes.2), UInt64(bigEndian: lanes.1),
+            UInt64(bigEndian: lanes.0)
+        )
     }
 
     @inlinable subscript(limb index: Int) -> UInt64 {
@@ -134,14 +134,8 @@ public struct UInt256: Sendable, Hashable, Comparable {
 
     /// The 32-byte big-endian word.
     @inlinable public var word: Bytes32 {
-        Bytes32 { out in
-            for i in 0..<4 {
-                let be = self[limb: 3 - i].bigEndian
-                withUnsafeBytes(of: be) { src in
-                    for j in 0..<8 { out[i * 8 + j] = src[j] }
-                }
-            }
-        }
+        // Byte i of the word is byte i in memory: each stored lane holds a limb in big-endian byte order.
+        Bytes32(lanes: (limbs.3.bigEndian, limbs.2.bigEndian, limbs.1.bigEndian, limbs.0.bigEndian))
     }
 
     /// Big-endian bytes without leading zeros (empty for zero), as RLP wants integers.
