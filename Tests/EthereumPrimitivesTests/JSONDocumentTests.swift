@@ -101,6 +101,29 @@ struct JSONRejectTests {
         }
         #expect(throws: Never.self) { try JSONDocument(parsing: #"{"k":{"k":1},"a":{"k":2}}"#) }
     }
+
+    @Test("keys sharing a long prefix, many keys, and keys of nested objects are told apart")
+    func manyKeys() throws {
+        #expect(throws: Never.self) {
+            try JSONDocument(parsing: #"{"prefix12345a":1,"prefix12345b":2,"prefix1234":3}"#)
+        }
+        #expect(throws: JSONParseError.self) {
+            try JSONDocument(parsing: #"{"prefix12345a":1,"prefix12345b":2,"prefix12345a":3}"#)
+        }
+        // More keys open at once than the parser's first key table holds: nested objects 3 deep, 150 keys each.
+        func object(depth: Int, duplicateLast: Bool) -> String {
+            var members = (0..<150).map { "\"key\($0)\":\($0)" }
+            if depth > 0 {
+                members.insert("\"child\":" + object(depth: depth - 1, duplicateLast: duplicateLast), at: 75)
+            }
+            if duplicateLast && depth == 0 { members.append("\"key7\":0") }
+            return "{" + members.joined(separator: ",") + "}"
+        }
+        let document = try JSONDocument(parsing: object(depth: 2, duplicateLast: false))
+        #expect(document.root.count == 151)
+        #expect(document.root["child"]?["child"]?["key149"]?.numberText == "149")
+        #expect(throws: JSONParseError.self) { try JSONDocument(parsing: object(depth: 2, duplicateLast: true)) }
+    }
 }
 
 @Suite("JSON parser: generated documents")
