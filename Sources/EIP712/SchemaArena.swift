@@ -76,8 +76,11 @@ final class SchemaArena: @unchecked Sendable {
             UnsafeBufferPointer(start: base + Int(span.start), count: span.count)
         }
 
-        private mutating func reserve(_ extra: Int) {
-            guard count + extra > capacity else { return }
+        @inline(__always) private mutating func reserve(_ extra: Int) {
+            if count + extra > capacity { grow(extra) }
+        }
+
+        private mutating func grow(_ extra: Int) {
             let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: max(capacity * 2, count + extra))
             bigger.initialize(from: base, count: count)
             base.deallocate()
@@ -85,7 +88,7 @@ final class SchemaArena: @unchecked Sendable {
             capacity = max(capacity * 2, count + extra)
         }
 
-        @discardableResult
+        @discardableResult @inline(__always)
         mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> Span {
             reserve(bytes.count)
             let start = count
@@ -109,7 +112,7 @@ final class SchemaArena: @unchecked Sendable {
             append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         }
 
-        mutating func append(byte: UInt8) {
+        @inline(__always) mutating func append(byte: UInt8) {
             reserve(1)
             (base + count).initialize(to: byte)
             count += 1

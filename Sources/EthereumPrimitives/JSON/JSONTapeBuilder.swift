@@ -220,7 +220,7 @@ struct JSONTapeBuilder {
     }
 
     /// The string whose opening quote is at `quote`; returns the offset after its closing quote.
-    private mutating func string(_ quote: Int) throws(JSONParseError) -> Int {
+    @inline(__always) private mutating func string(_ quote: Int) throws(JSONParseError) -> Int {
         let contentStart = quote + 1
         var p = contentStart
         var nonASCII = false
