@@ -64,36 +64,40 @@ public struct Address: Sendable, Hashable {
         guard utf8.count == 42, utf8[0] == 0x30, utf8[1] == 0x78 else {
             throw .malformed(String(decoding: utf8, as: UTF8.self))
         }
-        var h: UInt64 = 0
-        var m: UInt64 = 0
-        var l: UInt32 = 0
-        var hasLower = false
-        var hasUpper = false
-        // Letters: bit 0x20 set for lower case; digits never reach 0x41.
+        // Letters seen: OR and AND of their bytes (bit 0x20 is set for lower case).
         var letters: UInt8 = 0
         var lowerBits: UInt8 = 0x20
-        func digit(_ i: Int) throws(AddressError) -> UInt8 {
-            let c = utf8[2 + i]
-            guard let n = Hex.nibble(c) else { throw .malformed(String(decoding: utf8, as: UTF8.self)) }
-            if c >= 0x41 {
-                letters |= c
-                lowerBits &= c
-            }
-            return n
-        }
-        for i in 0..<16 { h = h << 4 | UInt64(try digit(i)) }
-        for i in 16..<32 { m = m << 4 | UInt64(try digit(i)) }
-        for i in 32..<40 { l = l << 4 | UInt32(try digit(i)) }
-        hasLower = letters & 0x20 != 0
-        hasUpper = letters != 0 && lowerBits == 0
-        high = h
-        middle = m
-        low = l
+        guard let h0 = Self.hexValue(utf8, from: 2, count: 16, letters: &letters, lowerBits: &lowerBits),
+            let m0 = Self.hexValue(utf8, from: 18, count: 16, letters: &letters, lowerBits: &lowerBits),
+            let l0 = Self.hexValue(utf8, from: 34, count: 8, letters: &letters, lowerBits: &lowerBits)
+        else { throw .malformed(String(decoding: utf8, as: UTF8.self)) }
+        high = h0
+        middle = m0
+        low = UInt32(l0)
+        let hasLower = letters & 0x20 != 0
+        let hasUpper = letters != 0 && lowerBits == 0
         if hasLower && hasUpper {
             guard checksummed.utf8.elementsEqual(utf8) else {
                 throw .badChecksum(String(decoding: utf8, as: UTF8.self))
             }
         }
+    }
+
+    /// The value of `count` (≤ 16) hex digits from `utf8[from]`, or nil when one is not a hex digit.
+    @inline(__always) private static func hexValue(
+        _ utf8: UnsafeBufferPointer<UInt8>, from: Int, count: Int, letters: inout UInt8, lowerBits: inout UInt8
+    ) -> UInt64? {
+        var value: UInt64 = 0
+        for i in from..<(from + count) {
+            let c = utf8[i]
+            guard let n = Hex.nibble(c) else { return nil }
+            if c >= 0x41 {
+                letters |= c
+                lowerBits &= c
+            }
+            value = value << 4 | UInt64(n)
+        }
+        return value
     }
 
     /// The 20 bytes.
