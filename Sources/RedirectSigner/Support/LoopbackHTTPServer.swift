@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SignerKit
 import Synchronization
 
 /// One HTTP/1.1 request as the loopback server read it.
@@ -146,7 +147,8 @@ final class LoopbackHTTPServer: Sendable {
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func acceptLoop() {
-        POSIXSocket.acceptConnections(on: listener, threadName: "signerkit-http-conn", isStopped: { isStopped }) { [self] client in
+        POSIXSocket.acceptConnections(on: listener, threadName: "signerkit-http-conn", isStopped: { isStopped }) {
+            [self] client in
             serve(client)
         }
         close(listener)
@@ -160,16 +162,8 @@ final class LoopbackHTTPServer: Sendable {
         switch Self.readRequest(client) {
         case .reject(let problem): response = problem
         case .request(let request):
-            let box = Mutex<HTTPResponse?>(nil)
-            let done = DispatchSemaphore(value: 0)
             let handler = self.handler
-            Task {
-                let answer = await handler(request)
-                box.withLock { $0 = answer }
-                done.signal()
-            }
-            done.wait()
-            response = box.withLock { $0 } ?? .text(500, "no response")
+            response = BlockingAwait.run { await handler(request) }
         }
         POSIXSocket.write(client, response.serialized)
         shutdown(client, Int32(SHUT_WR))

@@ -1,4 +1,5 @@
 import Foundation
+import SignerKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -124,7 +125,8 @@ public final class DeepLinkTransport: WaypointTransport {
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func acceptLoop() {
-        POSIXSocket.acceptConnections(on: listener, threadName: "signerkit-deep-link-conn", isStopped: { isStopped }) { [self] client in
+        POSIXSocket.acceptConnections(on: listener, threadName: "signerkit-deep-link-conn", isStopped: { isStopped }) {
+            [self] client in
             serve(client)
         }
         close(listener)
@@ -147,9 +149,7 @@ public final class DeepLinkTransport: WaypointTransport {
         if case .terminated = continuation.yield(.callback(IncomingCallback(url: url) { reply.fulfill($0) })) {
             reply.fulfill(.rejected("the signer is no longer waiting"))
         }
-        let box = Mutex<CallbackReply?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
+        let answer = BlockingAwait.run {
             let timer = Task {
                 do {
                     try await Task.sleep(for: .seconds(60))
@@ -158,11 +158,8 @@ public final class DeepLinkTransport: WaypointTransport {
             }
             let answer = await reply.value()
             timer.cancel()
-            box.withLock { $0 = answer }
-            done.signal()
+            return answer
         }
-        done.wait()
-        guard let answer = box.withLock({ $0 }) else { return }
         let text = answer.text.replacingOccurrences(of: "\n", with: " ")
         POSIXSocket.setTimeouts(client, seconds: 5)
         POSIXSocket.write(client, Array("\(answer.isAccepted ? "ok" : "rejected") \(text)\n".utf8))

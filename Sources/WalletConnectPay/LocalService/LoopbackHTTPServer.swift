@@ -1,4 +1,5 @@
 import Foundation
+import SignerKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -187,14 +188,7 @@ public final class LoopbackHTTPServer: Sendable {
                 LoopbackHTTPResponse.json(400, #"{"code":"invalid_params","message":"malformed HTTP request"}"#))
             return
         }
-        let box = ResponseBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            box.set(await handler(request))
-            done.signal()
-        }
-        done.wait()
-        let response = box.get() ?? LoopbackHTTPResponse(status: 500)
+        let response = BlockingAwait.run { await handler(request) }
         if response.dropConnection {
             // An abortive close (RST), so the client sees a failed exchange rather than an empty answer.
             var abortive = linger()
@@ -299,11 +293,4 @@ public final class LoopbackHTTPServer: Sendable {
         default: "Status"
         }
     }
-}
-
-/// Hands the handler's answer from its task to the connection thread.
-private final class ResponseBox: Sendable {
-    private let value = Mutex<LoopbackHTTPResponse?>(nil)
-    func set(_ response: LoopbackHTTPResponse) { value.withLock { $0 = response } }
-    func get() -> LoopbackHTTPResponse? { value.withLock { $0 } }
 }
