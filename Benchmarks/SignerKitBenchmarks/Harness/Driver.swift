@@ -1,5 +1,5 @@
 /// Runs the benchmark executable: parses options, runs self-checks, measures the selected cases
-/// (plus the baselines they are compared against), streams the table and writes JSON.
+/// (plus the baselines they are compared against) in interleaved rounds, prints the table and writes JSON.
 ///
 /// - Parameters:
 ///   - benchmarks: every registered case, in display order.
@@ -57,8 +57,8 @@ func runBenchmarks(
         return 1
     }
 
-    // Measure baselines (and the reference) before the cases that are compared against them, so every row
-    // can be printed as soon as its case finishes.
+    // Baselines (and the reference) come before the cases compared against them, in the table and in
+    // every sampling round.
     var order: [Benchmark] = []
     var planned: Set<String> = []
     var visiting: Set<String> = []
@@ -93,13 +93,15 @@ func runBenchmarks(
             + (extra > 0 ? " (\(extra) added as baseline/reference)" : ""))
     Console.out()
     let table = TablePrinter(cases: order, referenceName: referenceCase)
+    Console.out("calibrating \(order.count) cases, then sampling them in \(settings.rounds) interleaved rounds…")
+    let measurements = measureBenchmarks(order, settings: settings)
+    Console.out()
     Console.out(table.header())
 
     var medians: [String: Double] = [:]
+    for (benchmark, measurement) in zip(order, measurements) { medians[benchmark.name] = measurement.medianNanoseconds }
     var results: [BenchmarkResult] = []
-    for benchmark in order {
-        let measurement = measureBenchmark(benchmark, settings: settings)
-        medians[benchmark.name] = measurement.medianNanoseconds
+    for (benchmark, measurement) in zip(order, measurements) {
         let ratio = benchmark.baseline.flatMap { medians[$0] }.map {
             measurement.medianNanoseconds / (benchmark.unitsPerIteration * $0)
         }

@@ -10,16 +10,18 @@ struct RunSettings {
     var minimumSamples: Int
     /// Never take more samples than this (the sample array is preallocated to this size).
     var maximumSamples: Int
+    /// The sampling budget is spent in this many rounds; each round samples every case in turn.
+    var rounds: Int
 
-    /// ~3 ms samples for ~0.3 s per case.
+    /// ~3 ms samples for ~0.3 s per case, in 5 rounds.
     static let full = RunSettings(
         targetSampleNanoseconds: 3_000_000, warmupNanoseconds: 50_000_000, budgetNanoseconds: 300_000_000,
-        minimumSamples: 10, maximumSamples: 4_096)
+        minimumSamples: 10, maximumSamples: 4_096, rounds: 5)
 
-    /// ~2 ms samples for ~0.03 s per case (CI, smoke tests).
+    /// ~2 ms samples for ~0.03 s per case (CI, smoke tests), in 2 rounds.
     static let quick = RunSettings(
         targetSampleNanoseconds: 2_000_000, warmupNanoseconds: 6_000_000, budgetNanoseconds: 30_000_000,
-        minimumSamples: 5, maximumSamples: 4_096)
+        minimumSamples: 5, maximumSamples: 4_096, rounds: 2)
 }
 
 /// The timing result of one case, per iteration.
@@ -36,61 +38,90 @@ struct BenchmarkMeasurement {
     var iterations: Int { iterationsPerSample * samples }
 }
 
-/// Calibrates, warms up and samples `benchmark`.
+/// Calibrates and warms up every case, then samples them in interleaved rounds.
 ///
+/// A case and its baseline are sampled close together in time in every round, so a burst of noise from
+/// the machine (another process, a frequency change) lands on both rather than skewing their ratio.
 /// The timed region is exactly `clock_gettime; run(n); clock_gettime` — the harness does no work and no
-/// allocation inside it (the sample array is reserved up front).
-func measureBenchmark(_ benchmark: Benchmark, settings: RunSettings) -> BenchmarkMeasurement {
-    let run = benchmark.run
+/// allocation inside it (sample arrays are reserved up front).
+func measureBenchmarks(_ benchmarks: [Benchmark], settings: RunSettings) -> [BenchmarkMeasurement] {
+    let samplers = benchmarks.map { CaseSampler($0, settings: settings) }
+    let rounds = max(1, settings.rounds)
+    let slice = settings.budgetNanoseconds / UInt64(rounds)
+    let minimumPerRound = (settings.minimumSamples + rounds - 1) / rounds
+    for _ in 0..<rounds {
+        for sampler in samplers { sampler.sample(budget: slice, minimumSamples: minimumPerRound) }
+    }
+    return samplers.map { $0.measurement() }
+}
 
-    @inline(__always) func timeSample(_ iterations: Int) -> UInt64 {
+/// One case under measurement: its calibrated iterations per sample and the samples taken so far.
+final class CaseSampler {
+    private let run: (Int) -> Void
+    private let settings: RunSettings
+    /// Iterations per sample, fixed after calibration.
+    private var iterations = 1
+    private var samples: [UInt64] = []
+
+    /// Calibrates and warms up `benchmark`.
+    init(_ benchmark: Benchmark, settings: RunSettings) {
+        run = benchmark.run
+        self.settings = settings
+        samples.reserveCapacity(settings.maximumSamples)
+        let target = settings.targetSampleNanoseconds
+
+        // 1. Calibrate: grow n geometrically until a sample takes at least a quarter of the target.
+        var elapsed = timeSample(iterations)
+        var spent = elapsed
+        while elapsed < target / 4 && iterations < (1 << 40) {
+            let growth = elapsed == 0 ? 16 : min(16, max(2, Int((target / 4) / max(elapsed, 1)) + 1))
+            iterations *= growth
+            elapsed = timeSample(iterations)
+            spent &+= elapsed
+        }
+        var bestPerIteration = Double(elapsed) / Double(iterations)
+
+        // 2. Warm up at roughly the target sample length; keep the fastest per-iteration time seen, which
+        //    is the steady-state estimate (slow outliers come from cold caches, page faults, preemption).
+        func iterationsForTarget() -> Int { max(1, Int(Double(target) / max(bestPerIteration, 0.001))) }
+        iterations = iterationsForTarget()
+        while spent < settings.warmupNanoseconds {
+            let sample = timeSample(iterations)
+            spent &+= sample
+            bestPerIteration = min(bestPerIteration, Double(sample) / Double(iterations))
+            iterations = iterationsForTarget()
+        }
+    }
+
+    @inline(__always) private func timeSample(_ iterations: Int) -> UInt64 {
         let start = monotonicNanoseconds()
         run(iterations)
         return monotonicNanoseconds() &- start
     }
 
-    let target = settings.targetSampleNanoseconds
-
-    // 1. Calibrate: grow n geometrically until a sample takes at least a quarter of the target.
-    var iterations = 1
-    var elapsed = timeSample(iterations)
-    var spent = elapsed
-    while elapsed < target / 4 && iterations < (1 << 40) {
-        let growth = elapsed == 0 ? 16 : min(16, max(2, Int((target / 4) / max(elapsed, 1)) + 1))
-        iterations *= growth
-        elapsed = timeSample(iterations)
-        spent &+= elapsed
-    }
-    var bestPerIteration = Double(elapsed) / Double(iterations)
-
-    // 2. Warm up at roughly the target sample length; keep the fastest per-iteration time seen, which is
-    //    the steady-state estimate (slow outliers come from cold caches, page faults, preemption).
-    func iterationsForTarget() -> Int { max(1, Int(Double(target) / max(bestPerIteration, 0.001))) }
-    iterations = iterationsForTarget()
-    while spent < settings.warmupNanoseconds {
-        let sample = timeSample(iterations)
-        spent &+= sample
-        bestPerIteration = min(bestPerIteration, Double(sample) / Double(iterations))
-        iterations = iterationsForTarget()
+    /// Samples for about `budget` nanoseconds (at least `minimumSamples`, at most 10× the budget), after
+    /// one untimed sample that brings the case's code and data back into the caches.
+    func sample(budget: UInt64, minimumSamples: Int) {
+        _ = timeSample(iterations)
+        let start = monotonicNanoseconds()
+        var taken = 0
+        while samples.count < settings.maximumSamples {
+            samples.append(timeSample(iterations))
+            taken += 1
+            let total = monotonicNanoseconds() &- start
+            if total >= budget && taken >= minimumSamples { break }
+            if total >= budget * 10 && taken >= 1 { break }
+        }
     }
 
-    // 3. Sample with a fixed n.
-    var samples: [UInt64] = []
-    samples.reserveCapacity(settings.maximumSamples)
-    let samplingStart = monotonicNanoseconds()
-    while true {
-        samples.append(timeSample(iterations))
-        let total = monotonicNanoseconds() &- samplingStart
-        if samples.count >= settings.maximumSamples { break }
-        if total >= settings.budgetNanoseconds && samples.count >= settings.minimumSamples { break }
-        if total >= settings.budgetNanoseconds * 10 && samples.count >= 3 { break }
+    /// Median and minimum per iteration over every sample taken.
+    func measurement() -> BenchmarkMeasurement {
+        let perIteration = samples.map { Double($0) / Double(iterations) }.sorted()
+        let middle = perIteration.count / 2
+        let median =
+            perIteration.count % 2 == 1 ? perIteration[middle] : (perIteration[middle - 1] + perIteration[middle]) / 2
+        return BenchmarkMeasurement(
+            medianNanoseconds: median, minimumNanoseconds: perIteration[0], iterationsPerSample: iterations,
+            samples: samples.count)
     }
-
-    let perIteration = samples.map { Double($0) / Double(iterations) }.sorted()
-    let middle = perIteration.count / 2
-    let median =
-        perIteration.count % 2 == 1 ? perIteration[middle] : (perIteration[middle - 1] + perIteration[middle]) / 2
-    return BenchmarkMeasurement(
-        medianNanoseconds: median, minimumNanoseconds: perIteration[0], iterationsPerSample: iterations,
-        samples: samples.count)
 }
