@@ -16,15 +16,21 @@ import Synchronization
 /// SoftHSM2); the key never leaves it.
 ///
 /// Each signature is one `C_SignInit(CKM_ECDSA)` + `C_Sign` over exactly the 32-byte digest.
-/// The token's raw r‖s is brought to low s (EIP-2), and the recovery id is found by trial
-/// recovery against the public key read from the token when the signer was created: a recovery
-/// id is only returned when ecrecover of the final signature yields that cached key, so a
-/// signature from any other key (or a corrupted one) is rejected instead of returned.
+/// The token's raw r‖s is brought to low s (EIP-2), and the recovery id is found against the
+/// public key read from the token when the signer was created (`Secp256k1.recoveryId`, one
+/// libsecp256k1 recovery): a recovery id is only returned when ecrecover of the final signature
+/// yields that cached key, so a signature from any other key (or a corrupted one) is rejected
+/// instead of returned.
 ///
 /// Signing is safe from any number of concurrent tasks. Each in-flight signature holds one
 /// session of a pool (``maximumSessions``, default one per processor) from `C_SignInit` to
-/// `C_Sign`; further callers wait for a free session. The blocking Cryptoki calls run on the
-/// session's own dispatch queue, never on a Swift concurrency thread. A session lost to
+/// `C_Sign`; further callers wait for a free session. While the token answers quickly (its last
+/// `C_SignInit` + `C_Sign` took at most a millisecond, as SoftHSM2's do), the two calls run on the
+/// calling task's own thread, saving two thread hand-overs per signature; at most one less
+/// than the number of processors do so at a time in the whole process, so Swift's cooperative
+/// pool always keeps a free thread. Otherwise, and for the first signature, they run on the
+/// session's own dispatch queue, off Swift's cooperative threads; a token that turns slow is
+/// moved back there after one slow call. A session lost to
 /// `CKR_SESSION_HANDLE_INVALID`, `CKR_SESSION_CLOSED` or `CKR_DEVICE_REMOVED` (or a stale key
 /// handle) is reopened and the key looked up again, once; login is never retried, so if the
 /// token logged the process out, the error (`CKR_USER_NOT_LOGGED_IN`) is reported.
@@ -99,7 +105,7 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
     /// ``sign(prehash:)`` with the typed PKCS#11 error (for example
     /// `C_SignInit: CKR_USER_NOT_LOGGED_IN` or ``PKCS11Error/signatureMismatch(_:)``).
     public func signReportingPKCS11Error(prehash: Digest32) async throws(PKCS11Error) -> RecoverableSignature {
-        let raw = try await pool.run { [self] session in signWithRecovery(session: session, digest: prehash) }
+        let raw = try await rawSignature(prehash: prehash)
         return try recoverable(raw, prehash: prehash)
     }
 
@@ -110,20 +116,75 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
 
     // MARK: internals
 
-    /// The token's raw 64-byte r‖s, or why there is none.
-    private typealias RawSignature = Result<[UInt8], PKCS11Error>
+    /// The token's raw r‖s.
+    private struct RawSignature: Sendable {
+        let r: Bytes32
+        let s: Bytes32
+    }
+
+    /// A raw signature, or why there is none.
+    private typealias RawResult = Result<RawSignature, PKCS11Error>
+
+    #if compiler(>=6.2)
+        /// ``signOnSession(prehash:)``; `@concurrent`: an inline call must never run on the caller's actor.
+        @concurrent
+        private func rawSignature(prehash: Digest32) async throws(PKCS11Error) -> RawSignature {
+            try await signOnSession(prehash: prehash)
+        }
+    #else
+        /// ``signOnSession(prehash:)`` (nonisolated async: runs on the global executor, never on the caller's actor).
+        private func rawSignature(prehash: Digest32) async throws(PKCS11Error) -> RawSignature {
+            try await signOnSession(prehash: prehash)
+        }
+    #endif
+
+    /// Acquires a session, signs on it (inline or on its queue, see ``SessionPool``) and gives it back.
+    private func signOnSession(prehash: Digest32) async throws(PKCS11Error) -> RawSignature {
+        let session = try await pool.acquire()
+        let result: RawResult
+        if let inline = pool.beginInlineCall() {
+            let first = rawSign(session: session, key: currentKeyHandle, digest: prehash)
+            inline.end()
+            if Self.needsRetry(first) {
+                result = await pool.onQueue(session) { [self] in
+                    retry(after: first, session: session, digest: prehash)
+                }
+            } else {
+                result = first
+            }
+        } else {
+            result = await pool.onQueue(session) { [self] in signWithRecovery(session: session, digest: prehash) }
+        }
+        pool.checkIn(session)
+        return try result.get()
+    }
+
+    /// The private key's handle as last looked up.
+    private var currentKeyHandle: CK_OBJECT_HANDLE {
+        CK_OBJECT_HANDLE(keyHandle.load(ordering: .acquiring))
+    }
+
+    /// Whether `result` failed in a way that reopening the session (and looking the key up
+    /// again) may cure.
+    private static func needsRetry(_ result: RawResult) -> Bool {
+        guard case .failure(let error) = result, let code = error.returnCode else { return false }
+        return SessionPool.recoverableCodes.contains(code)
+    }
 
     /// Raw r‖s from the token, reopening the session and refreshing the key handle once after a
     /// recoverable failure. Runs on the session's queue.
-    private func signWithRecovery(session: PooledSession, digest: Digest32) -> RawSignature {
-        let first = rawSign(
-            session: session, key: CK_OBJECT_HANDLE(keyHandle.load(ordering: .acquiring)), digest: digest)
-        guard case .failure(let error) = first, let code = error.returnCode, SessionPool.recoverableCodes.contains(code)
-        else {
-            return first
-        }
+    private func signWithRecovery(session: PooledSession, digest: Digest32) -> RawResult {
+        let first = rawSign(session: session, key: currentKeyHandle, digest: digest)
+        guard Self.needsRetry(first) else { return first }
+        return retry(after: first, session: session, digest: digest)
+    }
+
+    /// After the recoverable failure `first`: drops the session, opens a new one, looks the key up
+    /// again and signs once more. Runs on the session's queue.
+    private func retry(after first: RawResult, session: PooledSession, digest: Digest32) -> RawResult {
+        guard case .failure(let error) = first, let code = error.returnCode else { return first }
         abandon(session, after: code)
-        let second: RawSignature
+        let second: RawResult
         do throws(PKCS11Error) {
             session.handle = try token.module.openSession(slot: CK_SLOT_ID(token.slotID), readWrite: false)
             let locator: PKCS11KeyLocator = key.id.isEmpty ? .label(key.label) : .id(key.id)
@@ -149,28 +210,46 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         session.handle = CK_SESSION_HANDLE(CK_INVALID_HANDLE)
     }
 
+    /// Test hook: where the pool's Cryptoki calls run from now on.
+    func placeCallsForTesting(_ placement: CallPlacement) {
+        pool.placeCallsForTesting(placement)
+    }
+
+    /// Signatures whose Cryptoki calls ran on the caller's thread so far.
+    var inlineCallsForTesting: Int { pool.inlineCalls }
+
     /// Test hook: closes every idle session behind the pool's back and leaves each with a handle
     /// no module hands out, as if the token had dropped the sessions. Returns how many.
     func loseIdleSessionsForTesting() -> Int {
         pool.loseIdleSessionsForTesting()
     }
 
-    /// `C_SignInit(CKM_ECDSA)` + `C_Sign` over the 32 digest bytes.
-    private func rawSign(session: PooledSession, key: CK_OBJECT_HANDLE, digest: Digest32) -> RawSignature {
+    /// `C_SignInit(CKM_ECDSA)` + `C_Sign` over the 32 digest bytes; the pool learns how long they
+    /// took.
+    private func rawSign(session: PooledSession, key: CK_OBJECT_HANDLE, digest: Digest32) -> RawResult {
         let functions = token.module.functions
+        let start = monotonicNanoseconds()
+        defer { pool.recordCall(startedAt: start) }
         var mechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(CKM_ECDSA), pParameter: nil, ulParameterLen: 0)
         let initRV = functions.signInit(session.handle, &mechanism, key)
         guard initRV == CKR_OK else {
             return .failure(.call(function: "C_SignInit", code: PKCS11ReturnCode(rawValue: initRV)))
         }
         var message = digest
-        var signature = [UInt8](repeating: 0, count: 64)
-        var length = CK_ULONG(signature.count)
+        var r = Bytes32()
+        var s = Bytes32()
+        var length = CK_ULONG(64)
         let rv = message.withUnsafeMutableBytes { input in
-            signature.withUnsafeMutableBufferPointer { output in
-                functions.sign(
+            withUnsafeTemporaryAllocation(of: CK_BYTE.self, capacity: 64) { output in
+                let rv = functions.sign(
                     session.handle, input.baseAddress?.assumingMemoryBound(to: CK_BYTE.self), CK_ULONG(input.count),
                     output.baseAddress, &length)
+                if rv == CKR_OK && length == 64 {
+                    let bytes = UnsafeRawBufferPointer(output)
+                    r.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<32])) }
+                    s.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[32..<64])) }
+                }
+                return rv
             }
         }
         if rv == CKR_BUFFER_TOO_SMALL {
@@ -181,22 +260,19 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         }
         guard rv == CKR_OK else { return .failure(.call(function: "C_Sign", code: PKCS11ReturnCode(rawValue: rv))) }
         guard length == 64 else { return .failure(.unexpectedSignatureLength(Int(length))) }
-        return .success(signature)
+        return .success(RawSignature(r: r, s: s))
     }
 
-    /// Low-s normalisation and trial recovery against the cached public key.
-    private func recoverable(_ raw: [UInt8], prehash: Digest32) throws(PKCS11Error) -> RecoverableSignature {
-        guard let r = Bytes32(raw[0..<32]), let s = Bytes32(raw[32..<64]) else {
-            throw .unexpectedSignatureLength(raw.count)
-        }
-        let lowS = Secp256k1.normalize(r: r, s: s).s
+    /// Low-s normalisation and the recovery id against the cached public key.
+    private func recoverable(_ raw: RawSignature, prehash: Digest32) throws(PKCS11Error) -> RecoverableSignature {
+        let lowS = Secp256k1.normalize(r: raw.r, s: raw.s).s
         let recoveryId: UInt8
         do {
-            recoveryId = try Secp256k1.recoveryId(prehash: prehash, r: r, s: s, expected: publicKey)
+            recoveryId = try Secp256k1.recoveryId(prehash: prehash, r: raw.r, s: raw.s, expected: publicKey)
         } catch {
             throw .signatureMismatch("the token's signature does not recover to \(address.checksummed) (\(error))")
         }
-        guard let signature = try? RecoverableSignature(r: r, s: lowS, recoveryId: recoveryId) else {
+        guard let signature = try? RecoverableSignature(r: raw.r, s: lowS, recoveryId: recoveryId) else {
             throw .signatureMismatch("invalid recovery id \(recoveryId)")
         }
         return signature

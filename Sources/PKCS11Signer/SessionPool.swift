@@ -2,12 +2,24 @@ import CPKCS11
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A bounded pool of read-only sessions on one token, each used by one operation at a time.
 ///
 /// PKCS#11 sessions carry operation state (`C_SignInit` … `C_Sign`), so two threads must never
 /// share one. The pool hands each session to a single holder between ``acquire()`` and
-/// ``release(_:)``; when all `capacity` sessions are busy, callers wait (suspended, without
+/// ``checkIn(_:)``; when all `capacity` sessions are busy, callers wait (suspended, without
 /// blocking a thread) in first-come order. Sessions are opened lazily, up to `capacity`.
+///
+/// Where a holder's Cryptoki calls run is decided per signature (``beginInlineCall()``): on the
+/// calling thread while the token has been answering quickly and an inline slot is free,
+/// otherwise on the session's own serial dispatch queue (``onQueue(_:_:)``).
 final class SessionPool: Sendable {
     /// Return codes after which a session is gone and is reopened once.
     static let lostSessionCodes: Set<PKCS11ReturnCode> = [.sessionHandleInvalid, .sessionClosed, .deviceRemoved]
@@ -38,10 +50,24 @@ final class SessionPool: Sendable {
 
     private let state = Mutex(State())
 
-    init(module: PKCS11Module, slot: CK_SLOT_ID, capacity: Int) {
+    /// Duration of the most recent `C_SignInit` + `C_Sign` on any of the pool's sessions, in
+    /// nanoseconds; 0 before the first.
+    private let lastCallNanoseconds = Atomic<UInt64>(0)
+
+    /// The limit on calls on callers' threads this pool draws from.
+    private let inlineSlots: InlineCallSlots
+
+    /// Where calls run (``CallPlacement/adaptive`` except in tests).
+    private let placement = Atomic<CallPlacement>(.adaptive)
+
+    /// Calls that ran on the holder's thread.
+    private let inlineCallCount = Atomic<Int>(0)
+
+    init(module: PKCS11Module, slot: CK_SLOT_ID, capacity: Int, inlineSlots: InlineCallSlots = .shared) {
         self.module = module
         self.slot = slot
         self.capacity = capacity
+        self.inlineSlots = inlineSlots
     }
 
     deinit {
@@ -54,17 +80,21 @@ final class SessionPool: Sendable {
 
     /// Takes an idle session, opens a new one while fewer than `capacity` exist, or waits.
     func acquire() async throws(PKCS11Error) -> PooledSession {
-        let grant: Grant = await withCheckedContinuation { continuation in
-            let immediate: Grant? = state.withLock { state in
-                if let session = state.idle.popLast() { return .session(session) }
-                if state.open < capacity {
-                    state.open += 1
-                    return .openNew
-                }
-                state.waiters.append(continuation)
-                return nil
+        // Fast path: nobody waits while a session is idle (``release(_:)`` serves waiters first),
+        // so taking one here keeps the first-come order and needs no continuation.
+        let available: Grant? = state.withLock { state in
+            if let session = state.idle.popLast() { return .session(session) }
+            if state.open < capacity {
+                state.open += 1
+                return .openNew
             }
-            if let immediate { continuation.resume(returning: immediate) }
+            return nil
+        }
+        let grant: Grant
+        if let available {
+            grant = available
+        } else {
+            grant = await waitForGrant()
         }
         switch grant {
         case .session(let session):
@@ -76,6 +106,22 @@ final class SessionPool: Sendable {
                 discard(nil)
                 throw error
             }
+        }
+    }
+
+    /// Queues the caller for the next session given back (or the right to open one).
+    private func waitForGrant() async -> Grant {
+        await withCheckedContinuation { continuation in
+            let immediate: Grant? = state.withLock { state in
+                if let session = state.idle.popLast() { return .session(session) }
+                if state.open < capacity {
+                    state.open += 1
+                    return .openNew
+                }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let immediate { continuation.resume(returning: immediate) }
         }
     }
 
@@ -115,37 +161,150 @@ final class SessionPool: Sendable {
         }
     }
 
-    /// Acquires a session, runs `body` with it on the session's own dispatch queue (so the
-    /// blocking Cryptoki calls never occupy a Swift concurrency thread), then releases the
-    /// session, or discards it if `body` left it without a handle.
-    func run<T: Sendable>(_ body: @escaping @Sendable (PooledSession) -> Result<T, PKCS11Error>)
-        async throws(PKCS11Error) -> T
-    {
-        let session = try await acquire()
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<T, PKCS11Error>, Never>) in
-            session.queue.async { continuation.resume(returning: body(session)) }
-        }
+    /// Gives a session back after use: released for the next holder, or discarded when the
+    /// holder left it without a handle (lost, or closed to end an operation).
+    func checkIn(_ session: PooledSession) {
         if session.handle == CK_SESSION_HANDLE(CK_INVALID_HANDLE) {
             discard(session)
         } else {
             release(session)
         }
-        return try result.get()
+    }
+
+    // MARK: where the blocking calls run
+
+    /// Runs `body` on the session's serial dispatch queue and returns its result; the caller is
+    /// suspended meanwhile, no thread of Swift's cooperative pool is blocked.
+    func onQueue<T: Sendable>(_ session: PooledSession, _ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            session.queue.async { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// Calls of at most this many nanoseconds count as quick: SoftHSM2 signs in about 0.4 ms, a
+    /// network HSM or a smart card takes several milliseconds to a second.
+    static let quickCallNanoseconds: UInt64 = 1_000_000
+
+    /// Claims the right to make the holder's next Cryptoki calls on the calling thread (a thread
+    /// of Swift's cooperative pool, for async callers), skipping the two thread hand-overs of
+    /// ``onQueue(_:_:)``; `nil` means: use the queue.
+    ///
+    /// Granted only while the pool's most recent `C_SignInit` + `C_Sign` was quick (so never
+    /// before the first) and an inline slot is free; there are one fewer slots in the process
+    /// than processors, so at least one cooperative thread always stays free. A token that turns
+    /// slow holds a thread for one slow call; the calls after it go to the queue until one is
+    /// quick again. End the claim with ``InlineCall/end()`` right after the calls.
+    func beginInlineCall() -> InlineCall? {
+        switch placement.load(ordering: .relaxed) {
+        case .queue:
+            return nil
+        case .inline:
+            inlineCallCount.add(1, ordering: .relaxed)
+            return InlineCall(slots: nil)
+        case .adaptive:
+            let last = lastCallNanoseconds.load(ordering: .relaxed)
+            guard last > 0, last <= Self.quickCallNanoseconds, inlineSlots.begin() else { return nil }
+            inlineCallCount.add(1, ordering: .relaxed)
+            return InlineCall(slots: inlineSlots)
+        }
+    }
+
+    /// Records how long a `C_SignInit` + `C_Sign` took (from `start`, a
+    /// ``monotonicNanoseconds()`` reading).
+    func recordCall(startedAt start: UInt64) {
+        recordCall(nanoseconds: monotonicNanoseconds() &- start)
+    }
+
+    /// Records a call's duration.
+    func recordCall(nanoseconds: UInt64) {
+        lastCallNanoseconds.store(max(1, nanoseconds), ordering: .relaxed)
+    }
+
+    /// Calls made on the holder's thread so far (diagnostics and tests).
+    var inlineCalls: Int { inlineCallCount.load(ordering: .relaxed) }
+
+    /// Test hook: where calls run from now on.
+    func placeCallsForTesting(_ placement: CallPlacement) {
+        self.placement.store(placement, ordering: .relaxed)
     }
 }
 
-/// One pooled session and the serial queue its blocking calls run on.
+/// Where a pool's Cryptoki calls run.
+enum CallPlacement: UInt8, AtomicRepresentable {
+    /// On the caller's thread while the token is quick and a slot is free, else on the queue.
+    case adaptive
+    /// Always on the session's queue (tests).
+    case queue
+    /// Always on the caller's thread, without taking a slot (tests).
+    case inline
+}
+
+/// A claim from ``SessionPool/beginInlineCall()``.
+struct InlineCall {
+    /// The slots the claim took one of; `nil` for a forced inline call.
+    let slots: InlineCallSlots?
+
+    /// Gives the slot back.
+    func end() {
+        slots?.end()
+    }
+}
+
+/// A limit on Cryptoki calls running on callers' threads at once.
+final class InlineCallSlots: Sendable {
+    /// The process-wide limit: one less than the number of active processors (the width of
+    /// Swift's cooperative pool), so inline calls never occupy every cooperative thread; none on
+    /// a single processor.
+    static let shared = InlineCallSlots(capacity: max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1))
+
+    /// The most calls inline at once.
+    let capacity: Int
+
+    /// Calls currently inline.
+    private let running = Atomic<Int>(0)
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Takes a slot if one is free.
+    func begin() -> Bool {
+        var current = running.load(ordering: .relaxed)
+        while current < capacity {
+            let (exchanged, original) = running.compareExchange(
+                expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// Gives a slot back.
+    func end() {
+        running.subtract(1, ordering: .acquiringAndReleasing)
+    }
+}
+
+/// Nanoseconds of `CLOCK_MONOTONIC`; only differences are meaningful.
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+}
+
+/// One pooled session and the serial queue its blocking calls run on when they do not run inline.
 ///
 /// `@unchecked Sendable`: `handle` is mutable, but only the session's current holder touches it.
 /// The pool gives a session to one holder at a time (hand-overs are ordered by the pool's
-/// mutex and continuation resumption), and the holder reads or writes `handle` only inside
-/// blocks on `queue`, which is serial, or after those blocks have finished.
+/// mutex and continuation resumption), and the holder reads or writes `handle` either on its
+/// own thread or inside blocks on `queue`, which is serial, never both at once: it awaits each
+/// block before touching the session again.
 final class PooledSession: @unchecked Sendable {
     /// The Cryptoki session; `CK_INVALID_HANDLE` once it is lost.
     var handle: CK_SESSION_HANDLE
 
-    /// Where this session's Cryptoki calls run.
+    /// Where this session's Cryptoki calls run unless they run on the holder's thread.
     let queue = DispatchQueue(label: "SignerKit.PKCS11Signer.session")
 
     init(handle: CK_SESSION_HANDLE) {

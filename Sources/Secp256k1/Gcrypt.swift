@@ -2,11 +2,11 @@ import CGcrypt
 import CGcryptShim
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// libgcrypt set-up and the few primitives SignerKit takes from it: secure memory, strong
@@ -94,14 +94,14 @@ enum Gcrypt {
     static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         #if canImport(Darwin)
-        _ = memset_s(base, buffer.count, 0, buffer.count)
+            _ = memset_s(base, buffer.count, 0, buffer.count)
         #elseif canImport(Glibc) || canImport(Musl)
-        explicit_bzero(base, buffer.count)
+            explicit_bzero(base, buffer.count)
         #else
-        // No guaranteed primitive: volatile-style byte stores through an opaque pointer.
-        let bytes = base.assumingMemoryBound(to: UInt8.self)
-        for i in 0..<buffer.count { bytes.advanced(by: i).pointee = 0 }
-        withExtendedLifetime(bytes) {}
+            // No guaranteed primitive: volatile-style byte stores through an opaque pointer.
+            let bytes = base.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<buffer.count { bytes.advanced(by: i).pointee = 0 }
+            withExtendedLifetime(bytes) {}
         #endif
     }
 }

@@ -79,12 +79,18 @@ public struct PublicKey: Sendable, Hashable {
     /// The 33-byte SEC 1 compressed encoding: `0x02` (even Y) or `0x03` (odd Y), then X.
     public var compressed: [UInt8] { [y[31] & 1 == 0 ? 0x02 : 0x03] + x.bytes }
 
+    /// The affine coordinates X and Y as 32-byte big-endian words.
+    var coordinates: (x: Bytes32, y: Bytes32) { (x, y) }
+
     /// Calls `body` with the point in libsecp256k1's internal form.
     func withPoint<R>(_ body: (UnsafePointer<secp256k1_pubkey>) -> R) -> R {
         var point = secp256k1_pubkey()
-        let encoded = uncompressed
-        let parsed = encoded.withUnsafeBufferPointer { input in
-            secp256k1_ec_pubkey_parse(SharedContext.shared.raw, &point, input.baseAddress!, input.count)
+        let parsed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { buffer in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw[0] = 0x04
+            x.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[1..<33]).copyMemory(from: $0) }
+            y.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[33..<65]).copyMemory(from: $0) }
+            return secp256k1_ec_pubkey_parse(SharedContext.shared.raw, &point, buffer.baseAddress!, 65)
         }
         precondition(parsed == 1, "a validated public key failed to parse")
         return body(&point)

@@ -28,7 +28,9 @@ public enum Secp256k1 {
     }
 
     /// The address of the key recovered by ``recover(prehash:signature:)``.
-    public static func recoverAddress(prehash: Digest32, signature: RecoverableSignature) throws(RecoveryError) -> Address {
+    public static func recoverAddress(prehash: Digest32, signature: RecoverableSignature) throws(RecoveryError)
+        -> Address
+    {
         try recover(prehash: prehash, signature: signature).address
     }
 
@@ -40,9 +42,9 @@ public enum Secp256k1 {
     /// to. An s that is 0 or ≥ n is returned unchanged (and rejected later by recovery).
     public static func normalize(r: Bytes32, s: Bytes32) -> (s: Bytes32, flipped: Bool) {
         _ = r
-        let value = UInt256(word: s)
-        guard value > Secp256k1Order.halfOrder, value < Secp256k1Order.order else { return (s, false) }
-        return (subtract(Secp256k1Order.order, value).word, true)
+        let value = Scalar(s)
+        guard Scalar.halfOrder < value, value < Scalar.order else { return (s, false) }
+        return (value.negatedModOrder.word, true)
     }
 
     /// The signature with s normalised to the low half and the recovery id adjusted to match.
@@ -55,21 +57,96 @@ public enum Secp256k1 {
         return result
     }
 
-    /// Finds the recovery id for a raw r‖s signature made by `expected`, trying 0 and 1.
+    /// Finds the recovery id for a raw r‖s signature made by `expected`.
     ///
     /// s is normalised first (``normalize(r:s:)``) and the id returned belongs to that low-s
-    /// form: build the final signature as r, `normalize(r:s:).s`, and this id.
+    /// form: build the final signature as r, `normalize(r:s:).s`, and this id. An id is only
+    /// returned when ecrecover of that final signature yields `expected`.
+    ///
+    /// Costs about one recovery: the point R = (z/s)·G + (r/s)·Q is computed with a single
+    /// libsecp256k1 recovery, and ecrecover(r, s, id) = Q holds exactly when R's x-coordinate is r
+    /// and id is the parity of its y. (Trying id 0 and then 1 costs 1.5 recoveries on average.)
     ///
     /// - Throws: ``RecoveryError/invalidSignature`` if r or s is 0 or ≥ n,
     ///   ``RecoveryError/noMatchingRecoveryId`` if neither id recovers `expected`.
-    public static func recoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) throws(RecoveryError) -> UInt8 {
+    public static func recoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) throws(RecoveryError)
+        -> UInt8
+    {
         let (lowS, _) = normalize(r: r, s: s)
         guard isScalarInRange(r), isScalarInRange(lowS) else { throw .invalidSignature }
+        let id: UInt8?
+        switch solveRecoveryId(prehash: prehash, r: r, s: lowS, expected: expected) {
+        case .found(let found): id = found
+        case .noMatch: id = nil
+        case .notApplicable: id = trialRecoveryId(prehash: prehash, r: r, s: lowS, expected: expected)
+        }
+        guard let id else { throw .noMatchingRecoveryId }
+        return id
+    }
+
+    /// What ``solveRecoveryId(prehash:r:s:expected:)`` found.
+    enum RecoveryIdSearch: Equatable {
+        /// ecrecover with this id yields the expected key.
+        case found(UInt8)
+        /// Neither id 0 nor id 1 yields the expected key.
+        case noMatch
+        /// The key's x-coordinate is not below n (probability about 2^-128); use trial recovery.
+        case notApplicable
+    }
+
+    /// The recovery id of the low-s signature (r, s) over `prehash` by `expected` with one
+    /// libsecp256k1 recovery; r and s must be in 1..<n.
+    ///
+    /// With z the digest and Q the key, ecrecover(r, s, id) = r⁻¹·(s·R − z·G) equals Q exactly
+    /// when R = (z/s)·G + (r/s)·Q, the point ECDSA verification computes; so the id exists when
+    /// that point's x-coordinate is r (as an integer: x = r + n would need id 2 or 3) and it is the
+    /// parity of its y. libsecp256k1 computes u·G + v·Q as the recovery of a signature whose r
+    /// is Q's own x-coordinate q (with Q's y parity as recovery id): that recovery returns
+    /// q⁻¹·(s'·Q − z'·G), so s' = q·r/s and z' = −q·z/s give the point.
+    static func solveRecoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) -> RecoveryIdSearch {
+        let (x, y) = expected.coordinates
+        let q = Scalar(x)
+        guard q.isValidNonzero else { return .notApplicable }
+        let rValue = Scalar(r)
+        let sValue = Scalar(s)
+        guard rValue.isValidNonzero, sValue.isValidNonzero else { return .noMatch }
+        let sInverse = sValue.inverseModOrder
+        let sPrime = q.multipliedModOrder(by: rValue).multipliedModOrder(by: sInverse)
+        let z = Scalar(prehash).reducedModOrder
+        let zPrime =
+            z.isZero ? Scalar.zero : q.multipliedModOrder(by: z).multipliedModOrder(by: sInverse).negatedModOrder
+        let context = SharedContext.shared.raw
+        var parsed = secp256k1_ecdsa_recoverable_signature()
+        let ok = withCompact(r: x, s: sPrime.word) { compact in
+            secp256k1_ecdsa_recoverable_signature_parse_compact(context, &parsed, compact, Int32(y[31] & 1))
+        }
+        guard ok == 1 else { return .noMatch }
+        var point = secp256k1_pubkey()
+        let recovered = zPrime.word.withUnsafeBytes { message in
+            secp256k1_ecdsa_recover(context, &point, &parsed, message.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        // The point at infinity (no recovery) has no x-coordinate, so it matches no r.
+        guard recovered == 1 else { return .noMatch }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { buffer in
+            var length = 65
+            let serialized = secp256k1_ec_pubkey_serialize(
+                context, buffer.baseAddress!, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
+            guard serialized == 1, length == 65 else { return .noMatch }
+            let matches = r.withUnsafeBytes { rBytes in
+                rBytes.elementsEqual(UnsafeBufferPointer(rebasing: buffer[1..<33]))
+            }
+            return matches ? .found(buffer[64] & 1) : .noMatch
+        }
+    }
+
+    /// The recovery id of the low-s signature (r, s) by trying ecrecover with id 0 and then 1;
+    /// `nil` when neither yields `expected`.
+    static func trialRecoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) -> UInt8? {
         for id: UInt8 in 0...1 {
-            guard let candidate = try? RecoverableSignature(r: r, s: lowS, recoveryId: id) else { continue }
+            guard let candidate = try? RecoverableSignature(r: r, s: s, recoveryId: id) else { continue }
             if let key = try? recover(prehash: prehash, signature: candidate), key == expected { return id }
         }
-        throw .noMatchingRecoveryId
+        return nil
     }
 
     /// Standard ECDSA verification of r‖s over `prehash` against `publicKey`.
@@ -94,8 +171,7 @@ public enum Secp256k1 {
 
     /// 0 < value < n.
     static func isScalarInRange(_ value: Bytes32) -> Bool {
-        let scalar = UInt256(word: value)
-        return !scalar.isZero && scalar < Secp256k1Order.order
+        Scalar(value).isValidNonzero
     }
 
     /// Calls `body` with the 64 bytes r‖s.
@@ -108,21 +184,4 @@ public enum Secp256k1 {
         }
     }
 
-    /// a − b for a ≥ b.
-    private static func subtract(_ a: UInt256, _ b: UInt256) -> UInt256 {
-        var result = UInt256.zero
-        var borrow = false
-        let lhs = [a.limbs.0, a.limbs.1, a.limbs.2, a.limbs.3]
-        let rhs = [b.limbs.0, b.limbs.1, b.limbs.2, b.limbs.3]
-        var out: [UInt64] = [0, 0, 0, 0]
-        for i in 0..<4 {
-            let (d1, o1) = lhs[i].subtractingReportingOverflow(rhs[i])
-            let (d2, o2) = d1.subtractingReportingOverflow(borrow ? 1 : 0)
-            out[i] = d2
-            borrow = o1 || o2
-        }
-        precondition(!borrow, "subtract expects a ≥ b")
-        result.limbs = (out[0], out[1], out[2], out[3])
-        return result
-    }
 }

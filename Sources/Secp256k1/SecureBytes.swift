@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A fixed-size buffer of secret bytes in libgcrypt secure memory (locked when the process may
@@ -61,7 +61,9 @@ public final class SecureBytes: @unchecked Sendable {
     public convenience init(wiping bytes: inout [UInt8]) {
         self.init(count: bytes.count) { (buffer: UnsafeMutableRawBufferPointer) in
             bytes.withUnsafeMutableBytes { source in
-                if let base = source.baseAddress { buffer.copyMemory(from: UnsafeRawBufferPointer(start: base, count: source.count)) }
+                if let base = source.baseAddress {
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(start: base, count: source.count))
+                }
                 Gcrypt.wipe(source)
             }
         }
@@ -71,7 +73,9 @@ public final class SecureBytes: @unchecked Sendable {
     public convenience init(copying other: SecureBytes) {
         self.init(count: other.count) { (buffer: UnsafeMutableRawBufferPointer) in
             other.withUnsafeBytes { source in
-                if let base = source.baseAddress { buffer.copyMemory(from: UnsafeRawBufferPointer(start: base, count: source.count)) }
+                if let base = source.baseAddress {
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(start: base, count: source.count))
+                }
             }
         }
     }

@@ -17,7 +17,9 @@ import Testing
 
     @Test func generatorPointPublicKey() throws {
         let key = try PrivateKey(hex: Self.keyOneHex)
-        #expect(Hex.encode(key.publicKey.compressed) == "0x0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798")
+        #expect(
+            Hex.encode(key.publicKey.compressed)
+                == "0x0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798")
         #expect(
             Hex.encode(key.publicKey.rawRepresentation)
                 == "0x79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
@@ -30,7 +32,9 @@ import Testing
         #expect(try PrivateKey(hex: Self.sampleHex + "\n").address == expected)
         #expect(try PrivateKey(hex: "  \t" + Self.sampleHex + "\r\n").address == expected)
         #expect(try PrivateKey(hex: "0X" + Self.sampleHex.dropFirst(2).uppercased()).address == expected)
-        #expect(try PrivateKey(hex: Self.orderMinusOneHex).address.checksummed == "0x80C0dbf239224071c59dD8970ab9d542E3414aB2")
+        #expect(
+            try PrivateKey(hex: Self.orderMinusOneHex).address.checksummed
+                == "0x80C0dbf239224071c59dD8970ab9d542E3414aB2")
     }
 
     @Test(arguments: [

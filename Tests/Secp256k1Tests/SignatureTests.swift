@@ -53,8 +53,12 @@ import Testing
             #expect(Secp256k1.normalize(low) == low)
 
             // Raw r‖s from an HSM: the id found refers to the normalised s.
-            #expect(try Secp256k1.recoveryId(prehash: digest, r: high.r, s: high.s, expected: Self.key.publicKey) == low.recoveryId)
-            #expect(try Secp256k1.recoveryId(prehash: digest, r: low.r, s: low.s, expected: Self.key.publicKey) == low.recoveryId)
+            #expect(
+                try Secp256k1.recoveryId(prehash: digest, r: high.r, s: high.s, expected: Self.key.publicKey)
+                    == low.recoveryId)
+            #expect(
+                try Secp256k1.recoveryId(prehash: digest, r: low.r, s: low.s, expected: Self.key.publicKey)
+                    == low.recoveryId)
 
             #expect(Secp256k1.verify(prehash: digest, r: low.r, s: low.s, publicKey: Self.key.publicKey))
             #expect(!Secp256k1.verify(prehash: digest, r: high.r, s: high.s, publicKey: Self.key.publicKey))
@@ -93,7 +97,9 @@ import Testing
             try RecoverableSignature(r: good.r, s: UInt256.max.word, recoveryId: 1),
         ]
         for signature in cases {
-            #expect(throws: RecoveryError.invalidSignature) { try Secp256k1.recover(prehash: digest, signature: signature) }
+            #expect(throws: RecoveryError.invalidSignature) {
+                try Secp256k1.recover(prehash: digest, signature: signature)
+            }
         }
         #expect(throws: RecoveryError.invalidSignature) {
             try Secp256k1.recoveryId(prehash: digest, r: .zero, s: good.s, expected: Self.key.publicKey)
@@ -110,9 +116,10 @@ import Testing
     }
 
     @Test func concurrentSigningMatchesSerial() async throws {
-        let keys = try (1...8).map { i in
-            try PrivateKey(hex: "0x" + String(repeating: "0", count: 62) + format2(i))
-        } + [Self.key]
+        let keys =
+            try (1...8).map { i in
+                try PrivateKey(hex: "0x" + String(repeating: "0", count: 62) + format2(i))
+            } + [Self.key]
         let digests = (0..<40).map { Keccak256.hash(utf8: "concurrent \($0)") }
         var expected: [String: RecoverableSignature] = [:]
         for (k, key) in keys.enumerated() {

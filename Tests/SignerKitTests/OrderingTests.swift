@@ -89,10 +89,10 @@ struct OrderingTests {
             Actions.personal("slow 0", gamma.address), Actions.personal("no", delta.address),
             Actions.personal("slow 2", gamma.address), Actions.personal("slow 3", gamma.address),
         ]
-        let started = ContinuousClock.now
         let error = await #expect(throws: DispatchError.self) { try await dispatcher.sign(actions: actions) }
-        #expect(ContinuousClock.now - started < .seconds(20), "the slow backends sleep 30 s unless cancelled")
         #expect(error?.index == 1)
+        // The slow backends sleep 30 s; their sleep only ends early (and counts) when they are cancelled,
+        // and sign returns only after every backend has returned: three cancellations mean no waiting.
         #expect(slow.cancellations.withLock { $0 } == 3)
     }
 

@@ -1,0 +1,204 @@
+import CSecp256k1
+import EthereumPrimitives
+
+/// A 256-bit unsigned integer in four 64-bit limbs, with the few operations modulo the group
+/// order n that signature handling needs (range checks, low-s normalisation, inversion).
+///
+/// Stored inline, so nothing here allocates. The arithmetic is variable-time: it is only ever
+/// applied to public values (signature scalars, digests, public-key coordinates), never to a
+/// private key or a nonce.
+struct Scalar: Equatable {
+    /// Limbs, least significant first.
+    var l0: UInt64
+    var l1: UInt64
+    var l2: UInt64
+    var l3: UInt64
+
+    @inline(__always) init(_ l0: UInt64, _ l1: UInt64, _ l2: UInt64, _ l3: UInt64) {
+        self.l0 = l0
+        self.l1 = l1
+        self.l2 = l2
+        self.l3 = l3
+    }
+
+    static let zero = Scalar(0, 0, 0, 0)
+    static let one = Scalar(1, 0, 0, 0)
+
+    /// The group order n.
+    static let order = Scalar(
+        0xBFD2_5E8C_D036_4141, 0xBAAE_DCE6_AF48_A03B, 0xFFFF_FFFF_FFFF_FFFE, 0xFFFF_FFFF_FFFF_FFFF)
+
+    /// ⌊n/2⌋, the largest low s (EIP-2).
+    static let halfOrder = Scalar(
+        0xDFE9_2F46_681B_20A0, 0x5D57_6E73_57A4_501D, 0xFFFF_FFFF_FFFF_FFFF, 0x7FFF_FFFF_FFFF_FFFF)
+
+    /// Reads a 32-byte big-endian word.
+    @inline(__always) init(_ word: Bytes32) {
+        self = word.withUnsafeBytes { raw in
+            Scalar(
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)))
+        }
+    }
+
+    /// The value as a 32-byte big-endian word.
+    var word: Bytes32 {
+        Bytes32 { raw in
+            raw.storeBytes(of: l3.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: l2.bigEndian, toByteOffset: 8, as: UInt64.self)
+            raw.storeBytes(of: l1.bigEndian, toByteOffset: 16, as: UInt64.self)
+            raw.storeBytes(of: l0.bigEndian, toByteOffset: 24, as: UInt64.self)
+        }
+    }
+
+    var isZero: Bool { (l0 | l1 | l2 | l3) == 0 }
+
+    /// 0 < value < n: a valid signature scalar.
+    var isValidNonzero: Bool { !isZero && self < Scalar.order }
+
+    @inline(__always) private var isOne: Bool { l0 == 1 && (l1 | l2 | l3) == 0 }
+
+    @inline(__always) private var isEven: Bool { l0 & 1 == 0 }
+
+    /// Unsigned comparison.
+    @inline(__always) static func < (lhs: Scalar, rhs: Scalar) -> Bool {
+        if lhs.l3 != rhs.l3 { return lhs.l3 < rhs.l3 }
+        if lhs.l2 != rhs.l2 { return lhs.l2 < rhs.l2 }
+        if lhs.l1 != rhs.l1 { return lhs.l1 < rhs.l1 }
+        return lhs.l0 < rhs.l0
+    }
+
+    /// self − other modulo 2^256; returns the borrow out.
+    @inline(__always) @discardableResult
+    private mutating func subtract(_ other: Scalar) -> Bool {
+        let (d0, b0) = l0.subtractingReportingOverflow(other.l0)
+        var (d1, b1) = l1.subtractingReportingOverflow(other.l1)
+        var borrow = false
+        if b0 {
+            (d1, borrow) = d1.subtractingReportingOverflow(1)
+            b1 = b1 || borrow
+        }
+        var (d2, b2) = l2.subtractingReportingOverflow(other.l2)
+        if b1 {
+            (d2, borrow) = d2.subtractingReportingOverflow(1)
+            b2 = b2 || borrow
+        }
+        var (d3, b3) = l3.subtractingReportingOverflow(other.l3)
+        if b2 {
+            (d3, borrow) = d3.subtractingReportingOverflow(1)
+            b3 = b3 || borrow
+        }
+        self = Scalar(d0, d1, d2, d3)
+        return b3
+    }
+
+    /// self + other modulo 2^256; returns the carry out.
+    @inline(__always) @discardableResult
+    private mutating func add(_ other: Scalar) -> Bool {
+        let (s0, c0) = l0.addingReportingOverflow(other.l0)
+        var (s1, c1) = l1.addingReportingOverflow(other.l1)
+        var carry = false
+        if c0 {
+            (s1, carry) = s1.addingReportingOverflow(1)
+            c1 = c1 || carry
+        }
+        var (s2, c2) = l2.addingReportingOverflow(other.l2)
+        if c1 {
+            (s2, carry) = s2.addingReportingOverflow(1)
+            c2 = c2 || carry
+        }
+        var (s3, c3) = l3.addingReportingOverflow(other.l3)
+        if c2 {
+            (s3, carry) = s3.addingReportingOverflow(1)
+            c3 = c3 || carry
+        }
+        self = Scalar(s0, s1, s2, s3)
+        return c3
+    }
+
+    /// Shifts right by one bit, shifting `topBit` in at bit 255.
+    @inline(__always) private mutating func shiftRight(topBit: Bool) {
+        l0 = (l0 >> 1) | (l1 << 63)
+        l1 = (l1 >> 1) | (l2 << 63)
+        l2 = (l2 >> 1) | (l3 << 63)
+        l3 = (l3 >> 1) | (topBit ? 1 << 63 : 0)
+    }
+
+    /// self mod n, for any 256-bit value (2^256 < 2n, so one subtraction suffices).
+    var reducedModOrder: Scalar {
+        guard !(self < Scalar.order) else { return self }
+        var result = self
+        result.subtract(Scalar.order)
+        return result
+    }
+
+    /// n − self, for 0 < self < n.
+    var negatedModOrder: Scalar {
+        var result = Scalar.order
+        result.subtract(self)
+        return result
+    }
+
+    /// value ↦ value / 2 mod n, for value < n.
+    @inline(__always) private mutating func halveModOrder() {
+        if isEven {
+            shiftRight(topBit: false)
+        } else {
+            let carry = add(Scalar.order)
+            shiftRight(topBit: carry)
+        }
+    }
+
+    /// value ↦ value − other mod n, for value, other < n.
+    @inline(__always) private mutating func subtractModOrder(_ other: Scalar) {
+        if subtract(other) { add(Scalar.order) }
+    }
+
+    /// The inverse modulo n, for 0 < self < n (binary extended Euclid; variable-time).
+    var inverseModOrder: Scalar {
+        precondition(isValidNonzero, "only 0 < a < n has an inverse modulo n")
+        // Invariants: x1·a ≡ u and x2·a ≡ v (mod n); gcd(u, v) = gcd(a, n) = 1.
+        var u = self
+        var v = Scalar.order
+        var x1 = Scalar.one
+        var x2 = Scalar.zero
+        while !u.isOne && !v.isOne {
+            while u.isEven {
+                u.shiftRight(topBit: false)
+                x1.halveModOrder()
+            }
+            while v.isEven {
+                v.shiftRight(topBit: false)
+                x2.halveModOrder()
+            }
+            // Both odd now; u == v only when both are 1 (then u becomes 0 and the loop ends on
+            // v == 1).
+            if v < u || u == v {
+                u.subtract(v)
+                x1.subtractModOrder(x2)
+            } else {
+                v.subtract(u)
+                x2.subtractModOrder(x1)
+            }
+        }
+        return u.isOne ? x1 : x2
+    }
+
+    /// self · other mod n, through libsecp256k1's constant-time scalar multiplication; both
+    /// factors must be 0 < value < n.
+    func multipliedModOrder(by other: Scalar) -> Scalar {
+        var product = word
+        let factor = other.word
+        let ok = product.withUnsafeMutableBytes { productBytes in
+            factor.withUnsafeBytes { factorBytes in
+                secp256k1_ec_seckey_tweak_mul(
+                    SharedContext.shared.raw, productBytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    factorBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        precondition(ok == 1, "scalar multiplication needs factors in 1..<n")
+        return Scalar(product)
+    }
+}
