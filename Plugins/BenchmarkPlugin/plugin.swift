@@ -43,9 +43,10 @@ struct BenchmarkPlugin: CommandPlugin {
         process.executableURL = executable.url
         process.arguments = forwarded
         process.currentDirectoryURL = packageDirectory
-        // stdout/stderr are inherited: the table streams to the console row by row.
+        // stdout/stderr are inherited: the output reaches the console as it is written.
         try process.run()
-        process.waitUntilExit()
+        // Not waitUntilExit: on Linux Foundation it can spin forever under load.
+        while process.isRunning { usleep(50_000) }
 
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw BenchmarkPluginError.benchmarkFailed(
