@@ -129,6 +129,13 @@ let package = Package(
             )
         ),
         // MARK: tests
+        // Not a test target: the local EVM node launcher shared by the test targets that talk to a node.
+        .target(
+            name: "EVMTestSupport",
+            dependencies: ["EthereumPrimitives"],
+            path: "Tests/EVMTestSupport",
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "EthereumPrimitivesTests",
             dependencies: ["EthereumPrimitives"],
@@ -148,7 +155,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SignerKitTests",
-            dependencies: ["SignerKit", "SoftwareSigner", "Secp256k1", "EIP712", "EthereumTransactions", "EthereumPrimitives"],
+            dependencies: ["SignerKit", "SoftwareSigner", "Secp256k1", "EIP712", "EthereumTransactions", "EthereumPrimitives", "EVMTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -169,12 +176,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletConnectPayTests",
-            dependencies: ["WalletConnectPay", "SignerKit", "SoftwareSigner", "Secp256k1", "EthereumPrimitives"],
+            dependencies: ["WalletConnectPay", "SignerKit", "SoftwareSigner", "Secp256k1", "EthereumPrimitives", "EVMTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "SignerKitCommandsTests",
-            dependencies: ["SignerKitCommands", "EthereumPrimitives"],
+            dependencies: ["SignerKitCommands", "EthereumPrimitives", "EVMTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),

@@ -1,3 +1,4 @@
+import EVMTestSupport
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
@@ -9,7 +10,7 @@ import Testing
 struct NodeActionTests {
     @Test("fills and broadcasts eth_sendTransaction, fills eth_signTransaction, signs messages; results in order")
     func broadcast() async throws {
-        let node = try await TestNode.start(chainId: 2021, fund: [Actions.address])
+        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
         defer { node.stop() }
         let directory = try TemporaryDirectory()
         let key = try directory.write("key", Actions.keyHex)
@@ -57,7 +58,7 @@ struct NodeActionTests {
 
     @Test("the node's chain id must match every action's chain")
     func chainMismatch() async throws {
-        let node = try await TestNode.start(chainId: 2021, fund: [])
+        let node = try await LocalEVM.start(chainId: 2021)
         defer { node.stop() }
         let directory = try TemporaryDirectory()
         let key = try directory.write("key", Actions.keyHex)

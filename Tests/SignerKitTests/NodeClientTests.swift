@@ -1,3 +1,4 @@
+import EVMTestSupport
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation

@@ -85,6 +85,7 @@ func signWithApproval(
 }
 // END README
 
+import EVMTestSupport
 import Foundation
 import Secp256k1
 import Synchronization

@@ -1,3 +1,4 @@
+import EVMTestSupport
 import EthereumPrimitives
 import Foundation
 import SignerKit
@@ -125,7 +126,7 @@ struct PayFlowTests {
     @Test("the two-step option against a real local EVM: the service finds the approve transaction on the node")
     func twoStepWithLocalEVM() async throws {
         let key = SoftwareKeySigner.generate()
-        let evm = try await PayTestEVM.start(chainId: 8453, fund: [key.address])
+        let evm = try await LocalEVM.start(fund: [key.address], chainId: 8453)
         defer { evm.stop() }
         let node = JSONRPCClient(url: evm.url)
         let service = try startService(node: node)

@@ -2,40 +2,54 @@ import EthereumPrimitives
 import Foundation
 import Synchronization
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
 
-/// Why the local EVM node could not be started.
-struct LocalEVMError: Error, CustomStringConvertible {
+/// Why the local EVM node could not be started, or what it answered instead of a result.
+public struct LocalEVMError: Error, CustomStringConvertible {
     /// What went wrong, with the node's log where there is one.
-    let description: String
+    public let description: String
+
+    /// An error that says `description`.
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// A real Ethereum node for tests: `scripts/evm-node/server.py` (eth-tester with the py-evm backend)
 /// on 127.0.0.1, started as a child process and stopped by ``stop()`` or `deinit`.
 ///
-/// The Python venv is made on first use by `scripts/evm-node/install.sh` (at
-/// `$SIGNERKIT_EVM_VENV`, default `<repo>/.build/evm-venv`). The node exits by itself if the test
-/// process dies (`--parent-pid`), so a crashed run leaves nothing behind.
-final class LocalEVM: Sendable {
+/// The one launcher of the test targets that talk to a node (SignerKitTests, SignerKitCommandsTests,
+/// WalletConnectPayTests). The Python venv is made on first use by `scripts/evm-node/install.sh` (at
+/// `$SIGNERKIT_EVM_VENV`, default `<repo>/.build/evm-venv`), once per test process. The node exits
+/// by itself if the test process dies (`--parent-pid`), so a crashed run leaves nothing behind.
+///
+/// Two Linux pitfalls shape the code: `Process.waitUntilExit` can spin forever under load, so exits
+/// are awaited by polling `isRunning`; and nothing here blocks Swift's cooperative pool (two threads
+/// on a two-core machine) while waiting for a child: blocking waits run on a thread of their own.
+public final class LocalEVM: Sendable {
     /// The node's JSON-RPC endpoint.
-    let url: URL
+    public let url: URL
     /// The port it listens on.
-    let port: Int
+    public let port: Int
     /// Where the node's stderr goes (read into errors when it fails).
-    let logURL: URL
+    public let logURL: URL
 
     private let process: Mutex<Process?>
 
-    /// The package root, found from this file's path (`Tests/SignerKitTests/Support/LocalEVM.swift`).
-    static let repoRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The package root, found from this file's path (`Tests/EVMTestSupport/LocalEVM.swift`).
+    public static let repoRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The venv holding eth-tester, as install.sh places it.
-    static var venv: URL {
+    public static var venv: URL {
         let configured = ProcessInfo.processInfo.environment["SIGNERKIT_EVM_VENV"].flatMap { $0.isEmpty ? nil : $0 }
         guard let configured else { return repoRoot.appendingPathComponent(".build/evm-venv") }
         return configured.hasPrefix("/")
@@ -51,10 +65,12 @@ final class LocalEVM: Sendable {
 
     deinit { stop() }
 
-    /// Starts a node; each address in `fund` gets `fundWei` (default 1000 ether) before it listens.
-    static func start(fund: [Address] = [], fundWei: UInt256? = nil, chainId: UInt64? = nil) async throws -> LocalEVM {
+    /// Starts a node with chain id `chainId` (the server's default when `nil`); each address in
+    /// `fund` gets `fundWei` (default 1000 ether) before it listens.
+    public static func start(fund: [Address] = [], fundWei: UInt256? = nil, chainId: UInt64? = nil) async throws
+        -> LocalEVM
+    {
         try await ensureInstalled()
-        let python = venv.appendingPathComponent("bin/python")
         var arguments = [
             repoRoot.appendingPathComponent("scripts/evm-node/server.py").path,
             "--port", "0", "--parent-pid", String(ProcessInfo.processInfo.processIdentifier),
@@ -63,26 +79,14 @@ final class LocalEVM: Sendable {
         if let fundWei { arguments += ["--fund-wei", fundWei.decimalString] }
         if let chainId { arguments += ["--chain-id", String(chainId)] }
 
-        let logURL = FileManager.default.temporaryDirectory
-            .appendingPathComponent("signerkit-evm-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let logURL = makeLog("signerkit-evm")
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
         let stdout = Pipe()
-        let process = Process()
-        process.executableURL = python
-        process.arguments = arguments
-        process.currentDirectoryURL = repoRoot
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = log
-        do {
-            try process.run()
-        } catch {
-            throw LocalEVMError(description: "cannot start \(python.path): \(error)")
-        }
+        let process = try launch(venv.appendingPathComponent("bin/python"), arguments, stdout: stdout, stderr: log)
         let line = await readLine(from: stdout.fileHandleForReading, orKill: process, within: .seconds(90))
-        guard let line, line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)), port > 0
+        guard let line, line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)), port > 0,
+            let url = URL(string: "http://127.0.0.1:\(port)")
         else {
             end(process)
             let logText = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
@@ -90,14 +94,11 @@ final class LocalEVM: Sendable {
                 description: "the local EVM node did not start (first line \(line.map { "\"\($0)\"" } ?? "none"), "
                     + "exit status \(process.terminationStatus)); its stderr:\n\(logText.suffix(4000))")
         }
-        guard let url = URL(string: "http://127.0.0.1:\(port)") else {
-            throw LocalEVMError(description: "bad port \(port)")
-        }
         return LocalEVM(url: url, port: port, logURL: logURL, process: process)
     }
 
     /// Terminates the node (idempotent) and removes its log.
-    func stop() {
+    public func stop() {
         let running = process.withLock { current -> Process? in
             defer { current = nil }
             return current
@@ -107,21 +108,74 @@ final class LocalEVM: Sendable {
         try? FileManager.default.removeItem(at: logURL)
     }
 
-    /// SIGTERM, then SIGKILL if the process is still there after a few seconds; then reaps it.
+    /// One JSON-RPC call to the node; the `result` member of its answer.
+    public func call(_ method: String, _ params: [JSONValue]) async throws -> JSONValue {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let body = JSONValue.object(
+            JSONObject([
+                "jsonrpc": .string("2.0"), "id": .number("1"), "method": .string(method), "params": .array(params),
+            ]))
+        request.httpBody = Data(body.serialized.utf8)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let response = try JSONValue(parsing: [UInt8](data))
+        guard let result = response["result"] else {
+            throw LocalEVMError(description: "\(method): \(response.serialized)")
+        }
+        return result
+    }
+
+    // MARK: - child processes
+
+    /// An empty file in the temporary directory, named `<prefix>-<UUID>.log`.
+    private static func makeLog(_ prefix: String) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        return url
+    }
+
+    /// Runs `executable` with `arguments` in the package root, stdin from /dev/null.
+    private static func launch(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, stdout: Any, stderr: FileHandle
+    ) throws -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = repoRoot
+        if let environment { process.environment = environment }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = stderr
+        do {
+            try process.run()
+        } catch {
+            throw LocalEVMError(description: "cannot start \(executable.path) \(arguments.first ?? ""): \(error)")
+        }
+        return process
+    }
+
+    /// SIGTERM, then SIGKILL if the process is still there after five seconds; then reaps it.
     private static func end(_ process: Process) {
         if process.isRunning { process.terminate() }
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))
         while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
+        reap(process)
+    }
+
+    /// Blocks until `process` has exited. Not `waitUntilExit`: it can spin forever on Linux Foundation.
+    private static func reap(_ process: Process) {
+        while process.isRunning { usleep(10_000) }
     }
 
     // MARK: - install
 
     private static let installation = Mutex<Task<Void, any Error>?>(nil)
 
-    /// Runs `scripts/evm-node/install.sh` once per test process (it returns at once when the venv is current).
-    static func ensureInstalled() async throws {
+    /// Runs `scripts/evm-node/install.sh` once per test process (it returns at once when the venv is
+    /// current); every caller waits for that one run and gets its outcome.
+    public static func ensureInstalled() async throws {
         let task = installation.withLock { current -> Task<Void, any Error> in
             if let current { return current }
             let task = Task { try await onThread { Result { try runInstaller() } }.get() }
@@ -131,36 +185,25 @@ final class LocalEVM: Sendable {
         try await task.value
     }
 
+    /// Runs install.sh to completion (blocking: call it on a thread of its own).
     private static func runInstaller() throws {
         let script = repoRoot.appendingPathComponent("scripts/evm-node/install.sh")
-        let output = FileManager.default.temporaryDirectory
-            .appendingPathComponent("signerkit-evm-install-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let output = makeLog("signerkit-evm-install")
         defer { try? FileManager.default.removeItem(at: output) }
         let log = try FileHandle(forWritingTo: output)
         defer { try? log.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path]
-        process.currentDirectoryURL = repoRoot
         var environment = ProcessInfo.processInfo.environment
         environment["SIGNERKIT_EVM_VENV"] = venv.path
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = log
-        process.standardError = log
-        do {
-            try process.run()
-        } catch {
-            throw LocalEVMError(description: "cannot run \(script.path): \(error)")
-        }
-        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
+        let process = try launch(
+            URL(fileURLWithPath: "/bin/bash"), [script.path], environment: environment, stdout: log, stderr: log)
+        reap(process)
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             throw LocalEVMError(
                 description:
                     "scripts/evm-node/install.sh failed (status \(process.terminationStatus)); the local EVM node "
-                    + "needs python3 with venv and pip (Debian: python3-venv python3-pip) and PyPI. Its output:\n\(text.suffix(4000))"
+                    + "needs python3 with venv and pip (Debian: python3-venv python3-pip) and PyPI. Its output:\n"
+                    + "\(text.suffix(4000))"
             )
         }
     }
