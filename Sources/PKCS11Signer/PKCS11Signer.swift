@@ -26,9 +26,10 @@ import Synchronization
 /// session of a pool (``maximumSessions``, default one per processor) from `C_SignInit` to
 /// `C_Sign`; further callers wait for a free session. While the token answers quickly (its last
 /// `C_SignInit` + `C_Sign` took at most a millisecond, as SoftHSM2's do), the two calls run on the
-/// calling task's own thread, saving two thread hand-overs per signature; at most one less
-/// than the number of processors do so at a time in the whole process, so Swift's cooperative
-/// pool always keeps a free thread. Otherwise, and for the first signature, they run on the
+/// calling task's own thread, saving two thread hand-overs per signature; at most one per
+/// processor does so at a time in the whole process (a quick call is computation, like any other
+/// work on Swift's cooperative pool, which has one thread per processor). Otherwise, and for the
+/// first signature, they run on the
 /// session's own dispatch queue, off Swift's cooperative threads; a token that turns slow is
 /// moved back there after one slow call. A session lost to
 /// `CKR_SESSION_HANDLE_INVALID`, `CKR_SESSION_CLOSED` or `CKR_DEVICE_REMOVED` (or a stale key
