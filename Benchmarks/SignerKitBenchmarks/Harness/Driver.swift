@@ -98,14 +98,14 @@ func runBenchmarks(
     Console.out()
     Console.out(table.header())
 
-    var medians: [String: Double] = [:]
-    for (benchmark, measurement) in zip(order, measurements) { medians[benchmark.name] = measurement.medianNanoseconds }
+    var measured: [String: BenchmarkMeasurement] = [:]
+    for (benchmark, measurement) in zip(order, measurements) { measured[benchmark.name] = measurement }
     var results: [BenchmarkResult] = []
     for (benchmark, measurement) in zip(order, measurements) {
-        let ratio = benchmark.baseline.flatMap { medians[$0] }.map {
-            measurement.medianNanoseconds / (benchmark.unitsPerIteration * $0)
+        let ratio = benchmark.baseline.flatMap { measured[$0] }.map {
+            measurement.ratio(to: $0, units: benchmark.unitsPerIteration)
         }
-        let equivalents = referenceCase.flatMap { medians[$0] }.map { measurement.medianNanoseconds / $0 }
+        let equivalents = referenceCase.flatMap { measured[$0] }.map { measurement.ratio(to: $0, units: 1) }
         let result = BenchmarkResult(
             name: benchmark.name, group: benchmark.group, measurement: measurement, baseline: benchmark.baseline,
             multiplier: benchmark.unitsPerIteration, ratio: ratio, referenceEquivalents: equivalents)
@@ -114,7 +114,12 @@ func runBenchmarks(
     }
     Console.out()
     if let referenceCase {
-        Console.out("perm-eq: median in units of one '\(referenceCase)'.")
+        Console.out("perm-eq: in units of one '\(referenceCase)'.")
+    }
+    if settings.rounds > 1 {
+        Console.out(
+            "ratio, perm-eq: median over the \(settings.rounds) rounds of (case ÷ baseline), each from the two medians "
+                + "of that round; median and min: over all samples.")
     }
 
     if let jsonPath = options.jsonPath {

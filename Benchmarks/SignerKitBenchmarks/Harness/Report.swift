@@ -248,6 +248,7 @@ func resultsJSON(_ results: [BenchmarkResult], quick: Bool, filters: [String]) -
             ("minNs", rounded(result.measurement.minimumNanoseconds, 1_000)),
             ("iterations", .integer(result.measurement.iterations)),
             ("samples", .integer(result.measurement.samples)),
+            ("roundMedianNs", .array(result.measurement.roundMedians.map { rounded($0, 1_000) })),
             ("baseline", result.baseline.map { .string($0) } ?? .null),
             ("multiplier", .number(result.multiplier)),
             ("ratio", result.ratio.map { rounded($0, 10_000) } ?? .null),

@@ -34,8 +34,24 @@ struct BenchmarkMeasurement {
     let iterationsPerSample: Int
     /// Number of samples taken.
     let samples: Int
+    /// Median time of one iteration within each sampling round, in round order.
+    let roundMedians: [Double]
     /// Total iterations timed (`iterationsPerSample × samples`), excluding warm-up.
     var iterations: Int { iterationsPerSample * samples }
+
+    /// `self / (units × baseline)`, robust to machine noise: the median over rounds of the ratio of the
+    /// two round medians (both sampled within the same round, close together in time).
+    func ratio(to baseline: BenchmarkMeasurement, units: Double) -> Double {
+        let perRound = zip(roundMedians, baseline.roundMedians).map { $0 / (units * $1) }
+        return perRound.isEmpty ? medianNanoseconds / (units * baseline.medianNanoseconds) : median(perRound)
+    }
+}
+
+/// The median of `values` (not empty).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 /// Calibrates and warms up every case, then samples them in interleaved rounds.
@@ -62,6 +78,8 @@ final class CaseSampler {
     /// Iterations per sample, fixed after calibration.
     private var iterations = 1
     private var samples: [UInt64] = []
+    /// Where each round's samples start in ``samples``.
+    private var roundStarts: [Int] = []
 
     /// Calibrates and warms up `benchmark`.
     init(_ benchmark: Benchmark, settings: RunSettings) {
@@ -102,6 +120,7 @@ final class CaseSampler {
     /// Samples for about `budget` nanoseconds (at least `minimumSamples`, at most 10× the budget), after
     /// one untimed sample that brings the case's code and data back into the caches.
     func sample(budget: UInt64, minimumSamples: Int) {
+        roundStarts.append(samples.count)
         _ = timeSample(iterations)
         let start = monotonicNanoseconds()
         var taken = 0
@@ -114,14 +133,15 @@ final class CaseSampler {
         }
     }
 
-    /// Median and minimum per iteration over every sample taken.
+    /// Median and minimum per iteration over every sample taken, and the median of each round.
     func measurement() -> BenchmarkMeasurement {
-        let perIteration = samples.map { Double($0) / Double(iterations) }.sorted()
-        let middle = perIteration.count / 2
-        let median =
-            perIteration.count % 2 == 1 ? perIteration[middle] : (perIteration[middle - 1] + perIteration[middle]) / 2
+        let perIteration = samples.map { Double($0) / Double(iterations) }
+        let bounds = zip(roundStarts, roundStarts.dropFirst() + [samples.count])
+        let roundMedians = bounds.compactMap { start, end in
+            end > start ? median(Array(perIteration[start..<end])) : nil
+        }
         return BenchmarkMeasurement(
-            medianNanoseconds: median, minimumNanoseconds: perIteration[0], iterationsPerSample: iterations,
-            samples: samples.count)
+            medianNanoseconds: median(perIteration), minimumNanoseconds: perIteration.min() ?? 0,
+            iterationsPerSample: iterations, samples: samples.count, roundMedians: roundMedians)
     }
 }
