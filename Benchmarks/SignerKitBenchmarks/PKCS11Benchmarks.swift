@@ -37,9 +37,8 @@ enum PKCS11Case {
 /// parallelism the machine actually offers during the run (on a shared two-core machine, often
 /// less than two cores).
 ///
-/// The typed-data case is registered right after the raw baseline, so the two are measured back
-/// to back (the speed of a shared virtual machine drifts over seconds); compare the min column
-/// too, which is less sensitive to other tenants than the median.
+/// Like every case with a baseline, each is sampled right after its baseline in every round of
+/// the harness, so the two are measured back to back (a shared virtual machine's speed drifts).
 ///
 /// The harness runs case bodies synchronously on the main thread. Async signing is bridged
 /// honestly: each sample starts one detached task that performs all `n` iterations and the main
@@ -72,9 +71,6 @@ func pkcs11Benchmarks() -> [Benchmark] {
         return []
     }
     print("pkcs11 benchmarks: SoftHSM2 token \"\(PKCS11Bench.tokenLabel)\" in \(setup.directory.path); self-check ok")
-    if PKCS11Bench.isSelected([PKCS11Case.typedDataSign]) {
-        Console.out(setup.pairedComparison(quick: PKCS11Bench.isQuick))
-    }
 
     let raw = setup.raw
     let secondRaw = setup.secondRaw
@@ -170,49 +166,6 @@ enum PKCS11Bench {
             }
             return nil
         }
-
-        /// The typed-data case against the raw loop, interleaved: `rounds` times, `perRound` raw
-        /// signatures (the baseline's own loop) and then `perRound` typed-data signatures (the
-        /// case's own body), each timed. On a shared machine whose speed drifts, pairs measured
-        /// milliseconds apart compare more fairly than the table's two cases, which are measured
-        /// a few hundred milliseconds apart. Reports the medians, the minimums and the median of
-        /// the per-round ratios.
-        func pairedComparison(quick: Bool) -> String {
-            let rounds = quick ? 8 : 40
-            let perRound = 6
-            var rawTimes: [Double] = []
-            var typedTimes: [Double] = []
-            var ratios: [Double] = []
-            for _ in 0..<rounds {
-                var start = monotonicNanoseconds()
-                blackHole(raw.sign(perRound))
-                let rawTime = Double(monotonicNanoseconds() &- start) / Double(perRound)
-                start = monotonicNanoseconds()
-                blackHole(PKCS11Bench.typedDataSignatures(perRound, typedData: typedData, signer: typedDataSigner))
-                let typedTime = Double(monotonicNanoseconds() &- start) / Double(perRound)
-                rawTimes.append(rawTime)
-                typedTimes.append(typedTime)
-                ratios.append(typedTime / rawTime)
-            }
-            func median(_ values: [Double]) -> Double {
-                let sorted = values.sorted()
-                let middle = sorted.count / 2
-                return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-            }
-            let rawMin = rawTimes.min() ?? .nan
-            let typedMin = typedTimes.min() ?? .nan
-            return "pkcs11 paired (\(rounds) interleaved rounds of \(perRound) + \(perRound)): "
-                + "raw median \(TableFormat.duration(median(rawTimes))), min \(TableFormat.duration(rawMin)); "
-                + "typed-data sign median \(TableFormat.duration(median(typedTimes))), "
-                + "min \(TableFormat.duration(typedMin)); ratio of medians "
-                + "\(TableFormat.ratio(median(typedTimes) / median(rawTimes))), of minimums "
-                + "\(TableFormat.ratio(typedMin / rawMin)), median per-round ratio \(TableFormat.ratio(median(ratios)))"
-        }
-    }
-
-    /// Whether the command line asks for a quick run.
-    static var isQuick: Bool {
-        (try? BenchmarkOptions.parse(CommandLine.arguments.dropFirst()))?.quick ?? false
     }
 
     /// Whether the command line selects any of `names` for timing (mirrors the driver's filter).

@@ -93,19 +93,21 @@ func runBenchmarks(
             + (extra > 0 ? " (\(extra) added as baseline/reference)" : ""))
     Console.out()
     let table = TablePrinter(cases: order, referenceName: referenceCase)
-    Console.out("calibrating \(order.count) cases, then sampling them in \(settings.rounds) interleaved rounds…")
-    let measurements = measureBenchmarks(order, settings: settings)
+    Console.out(
+        "calibrating \(order.count) cases, then sampling them in \(settings.rounds) rounds, each case right after "
+            + "its baseline…")
+    let index = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1.name, $0) })
+    let measured = measureBenchmarks(
+        order, baselines: order.map { $0.baseline.flatMap { index[$0] } }, settings: settings)
     Console.out()
     Console.out(table.header())
 
-    var measured: [String: BenchmarkMeasurement] = [:]
-    for (benchmark, measurement) in zip(order, measurements) { measured[benchmark.name] = measurement }
+    let referenceMeasurement = referenceCase.flatMap { index[$0] }.map { measured[$0].measurement }
     var results: [BenchmarkResult] = []
-    for (benchmark, measurement) in zip(order, measurements) {
-        let ratio = benchmark.baseline.flatMap { measured[$0] }.map {
-            measurement.ratio(to: $0, units: benchmark.unitsPerIteration)
-        }
-        let equivalents = referenceCase.flatMap { measured[$0] }.map { measurement.ratio(to: $0, units: 1) }
+    for (benchmark, result) in zip(order, measured) {
+        let measurement = result.measurement
+        let ratio = result.pairedBaseline.map { measurement.ratio(to: $0, units: benchmark.unitsPerIteration) }
+        let equivalents = referenceMeasurement.map { measurement.medianNanoseconds / $0.medianNanoseconds }
         let result = BenchmarkResult(
             name: benchmark.name, group: benchmark.group, measurement: measurement, baseline: benchmark.baseline,
             multiplier: benchmark.unitsPerIteration, ratio: ratio, referenceEquivalents: equivalents)
@@ -114,12 +116,12 @@ func runBenchmarks(
     }
     Console.out()
     if let referenceCase {
-        Console.out("perm-eq: in units of one '\(referenceCase)'.")
+        Console.out("perm-eq: median in units of the median of one '\(referenceCase)'.")
     }
     if settings.rounds > 1 {
         Console.out(
-            "ratio, perm-eq: median over the \(settings.rounds) rounds of (case ÷ baseline), each from the two medians "
-                + "of that round; median and min: over all samples.")
+            "ratio: median over the \(settings.rounds) rounds of (case ÷ baseline), each from the medians of the case "
+                + "and of the baseline sampled just before it; median and min: over all the case's samples.")
     }
 
     if let jsonPath = options.jsonPath {

@@ -13,10 +13,10 @@ struct RunSettings {
     /// The sampling budget is spent in this many rounds; each round samples every case in turn.
     var rounds: Int
 
-    /// ~3 ms samples for ~0.3 s per case, in 5 rounds.
+    /// ~3 ms samples for ~0.3 s per case, in 10 rounds.
     static let full = RunSettings(
         targetSampleNanoseconds: 3_000_000, warmupNanoseconds: 50_000_000, budgetNanoseconds: 300_000_000,
-        minimumSamples: 10, maximumSamples: 4_096, rounds: 5)
+        minimumSamples: 10, maximumSamples: 4_096, rounds: 10)
 
     /// ~2 ms samples for ~0.03 s per case (CI, smoke tests), in 2 rounds.
     static let quick = RunSettings(
@@ -54,21 +54,37 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
+/// What ``measureBenchmarks(_:settings:)`` found for one case.
+struct CaseMeasurements {
+    /// The case itself.
+    let measurement: BenchmarkMeasurement
+    /// Its baseline, sampled right before it in every round (nil for a case without a baseline).
+    let pairedBaseline: BenchmarkMeasurement?
+}
+
 /// Calibrates and warms up every case, then samples them in interleaved rounds.
 ///
-/// A case and its baseline are sampled close together in time in every round, so a burst of noise from
-/// the machine (another process, a frequency change) lands on both rather than skewing their ratio.
-/// The timed region is exactly `clock_gettime; run(n); clock_gettime` — the harness does no work and no
-/// allocation inside it (sample arrays are reserved up front).
-func measureBenchmarks(_ benchmarks: [Benchmark], settings: RunSettings) -> [BenchmarkMeasurement] {
+/// In every round each case is sampled right after a short sample of its own baseline, so a case and
+/// its baseline are measured back to back and a burst of noise from the machine (another tenant, a
+/// frequency change) lands on both rather than skewing their ratio. `baselines[i]` is the index in
+/// `benchmarks` of case i's baseline.
+func measureBenchmarks(_ benchmarks: [Benchmark], baselines: [Int?], settings: RunSettings) -> [CaseMeasurements] {
     let samplers = benchmarks.map { CaseSampler($0, settings: settings) }
+    // A second sampler of the baseline per dependent case, so the pairs never share rounds' samples.
+    let paired: [CaseSampler?] = baselines.map { index in index.map { CaseSampler(benchmarks[$0], settings: settings) }
+    }
     let rounds = max(1, settings.rounds)
     let slice = settings.budgetNanoseconds / UInt64(rounds)
     let minimumPerRound = (settings.minimumSamples + rounds - 1) / rounds
     for _ in 0..<rounds {
-        for sampler in samplers { sampler.sample(budget: slice, minimumSamples: minimumPerRound) }
+        for (sampler, baseline) in zip(samplers, paired) {
+            baseline?.sample(budget: slice / 2, minimumSamples: minimumPerRound)
+            sampler.sample(budget: slice, minimumSamples: minimumPerRound)
+        }
     }
-    return samplers.map { $0.measurement() }
+    return zip(samplers, paired).map {
+        CaseMeasurements(measurement: $0.measurement(), pairedBaseline: $1?.measurement())
+    }
 }
 
 /// One case under measurement: its calibrated iterations per sample and the samples taken so far.
