@@ -70,52 +70,24 @@ struct Scalar: Equatable {
         return lhs.l0 < rhs.l0
     }
 
-    /// self − other modulo 2^256; returns the borrow out.
+    /// self + other (+ 1 when `carryIn`) modulo 2^256; returns the carry out.
     @inline(__always) @discardableResult
-    private mutating func subtract(_ other: Scalar) -> Bool {
-        let (d0, b0) = l0.subtractingReportingOverflow(other.l0)
-        var (d1, b1) = l1.subtractingReportingOverflow(other.l1)
-        var borrow = false
-        if b0 {
-            (d1, borrow) = d1.subtractingReportingOverflow(1)
-            b1 = b1 || borrow
+    private mutating func add(_ other: Scalar, carryIn: Bool = false) -> Bool {
+        var carry = carryIn
+        @inline(__always) func step(_ a: UInt64, _ b: UInt64) -> UInt64 {
+            let (sum, overflow) = a.addingReportingOverflow(b)
+            let (total, carried) = sum.addingReportingOverflow(carry ? 1 : 0)
+            carry = overflow || carried
+            return total
         }
-        var (d2, b2) = l2.subtractingReportingOverflow(other.l2)
-        if b1 {
-            (d2, borrow) = d2.subtractingReportingOverflow(1)
-            b2 = b2 || borrow
-        }
-        var (d3, b3) = l3.subtractingReportingOverflow(other.l3)
-        if b2 {
-            (d3, borrow) = d3.subtractingReportingOverflow(1)
-            b3 = b3 || borrow
-        }
-        self = Scalar(d0, d1, d2, d3)
-        return b3
+        self = Scalar(step(l0, other.l0), step(l1, other.l1), step(l2, other.l2), step(l3, other.l3))
+        return carry
     }
 
-    /// self + other modulo 2^256; returns the carry out.
+    /// self − other modulo 2^256 (as self + ¬other + 1); returns the borrow out.
     @inline(__always) @discardableResult
-    private mutating func add(_ other: Scalar) -> Bool {
-        let (s0, c0) = l0.addingReportingOverflow(other.l0)
-        var (s1, c1) = l1.addingReportingOverflow(other.l1)
-        var carry = false
-        if c0 {
-            (s1, carry) = s1.addingReportingOverflow(1)
-            c1 = c1 || carry
-        }
-        var (s2, c2) = l2.addingReportingOverflow(other.l2)
-        if c1 {
-            (s2, carry) = s2.addingReportingOverflow(1)
-            c2 = c2 || carry
-        }
-        var (s3, c3) = l3.addingReportingOverflow(other.l3)
-        if c2 {
-            (s3, carry) = s3.addingReportingOverflow(1)
-            c3 = c3 || carry
-        }
-        self = Scalar(s0, s1, s2, s3)
-        return c3
+    private mutating func subtract(_ other: Scalar) -> Bool {
+        !add(Scalar(~other.l0, ~other.l1, ~other.l2, ~other.l3), carryIn: true)
     }
 
     /// Shifts right by one bit, shifting `topBit` in at bit 255.

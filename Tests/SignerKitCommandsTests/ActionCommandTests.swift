@@ -20,15 +20,28 @@ enum Actions {
     static func action(_ shape: Shape, chain: String = chain, method: String, params: JSONValue) -> JSONValue {
         switch shape {
         case .sdk:
-            .object(JSONObject(["walletRpc": .object(JSONObject(["chainId": .string(chain), "method": .string(method), "params": .string(params.serialized)]))]))
+            .object(
+                JSONObject([
+                    "walletRpc": .object(
+                        JSONObject([
+                            "chainId": .string(chain), "method": .string(method), "params": .string(params.serialized),
+                        ]))
+                ]))
         case .wire:
-            .object(JSONObject(["type": .string("walletRpc"), "data": .object(JSONObject(["chain_id": .string(chain), "method": .string(method), "params": params]))]))
+            .object(
+                JSONObject([
+                    "type": .string("walletRpc"),
+                    "data": .object(
+                        JSONObject(["chain_id": .string(chain), "method": .string(method), "params": params])),
+                ]))
         }
     }
 
     /// `eth_signTypedData_v4` of the Ronin order.
     static func typedData(_ shape: Shape, from: String = address) throws -> JSONValue {
-        action(shape, method: "eth_signTypedData_v4", params: .array([.string(from), try JSONValue(parsing: Fixtures.text("ronin_order.json"))]))
+        action(
+            shape, method: "eth_signTypedData_v4",
+            params: .array([.string(from), try JSONValue(parsing: Fixtures.text("ronin_order.json"))]))
     }
 
     /// `personal_sign` of `message` (0x-hex is bytes, other text UTF-8).
@@ -39,7 +52,8 @@ enum Actions {
     /// A complete EIP-1559 transaction on the Ronin chain.
     static let transaction: JSONValue = .object(
         JSONObject([
-            "from": .string(address), "to": .string("0x2d5fd9e4a3a225a78329a64d022581275b4ca416"), "value": .string("0x2a"),
+            "from": .string(address), "to": .string("0x2d5fd9e4a3a225a78329a64d022581275b4ca416"),
+            "value": .string("0x2a"),
             "nonce": .string("0x7"), "gas": .string("0x5208"), "maxFeePerGas": .string("0x3b9aca00"),
             "maxPriorityFeePerGas": .string("0x3b9aca00"), "chainId": .string("0x7e5"),
         ]))
@@ -62,18 +76,24 @@ enum Actions {
 }
 
 /// Checks the results of ``Actions/mixed()``: each recovers to `address`, in order.
-func verifyMixedResults(_ result: CommandResult, address: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func verifyMixedResults(_ result: CommandResult, address: String, sourceLocation: SourceLocation = #_sourceLocation)
+    async throws
+{
     #expect(result.status == 0, "\(result)", sourceLocation: sourceLocation)
     #expect(result.stderr.isEmpty, "\(result)", sourceLocation: sourceLocation)
     #expect(result.stdoutLines.count == 1, "\(result)", sourceLocation: sourceLocation)
-    let results = try #require(try JSONValue(parsing: result.stdout).arrayValue, sourceLocation: sourceLocation).compactMap(\.stringValue)
+    let results = try #require(try JSONValue(parsing: result.stdout).arrayValue, sourceLocation: sourceLocation)
+        .compactMap(\.stringValue)
     try #require(results.count == 6, "\(result)", sourceLocation: sourceLocation)
     let ronin = Fixtures.path("ronin_order.json")
     for index in [0, 3] {
-        expectSuccess(await signerkit(["recover", "typed-data", ronin, "--signature", results[index]]), [address], sourceLocation: sourceLocation)
+        expectSuccess(
+            await signerkit(["recover", "typed-data", ronin, "--signature", results[index]]), [address],
+            sourceLocation: sourceLocation)
     }
     expectSuccess(
-        await signerkit(["recover", "message", "--hex", "0x68656c6c6f", "--signature", results[1]]), [address], sourceLocation: sourceLocation)
+        await signerkit(["recover", "message", "--hex", "0x68656c6c6f", "--signature", results[1]]), [address],
+        sourceLocation: sourceLocation)
     expectSuccess(
         await signerkit(["recover", "message", "--text", "hello, actions", "--signature", results[4]]), [address],
         sourceLocation: sourceLocation)
@@ -98,10 +118,16 @@ struct ActionCommandTests {
         try await verifyMixedResults(result, address: Actions.address)
         expectNoKeyMaterial(result, key: Actions.keyHex)
         // The same list from stdin gives the same (deterministic) results.
-        expectSuccess(await signerkit(["sign", "--key-file", key, "--actions", "-"], stdin: Actions.text(try Actions.mixed())), result.stdoutLines)
+        expectSuccess(
+            await signerkit(["sign", "--key-file", key, "--actions", "-"], stdin: Actions.text(try Actions.mixed())),
+            result.stdoutLines)
         // Shape does not matter: all-SDK and all-wire lists sign identically.
-        let sdk = await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: Actions.text([try Actions.typedData(.sdk), Actions.signTransaction(.sdk)]))
-        let wire = await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: Actions.text([try Actions.typedData(.wire), Actions.signTransaction(.wire)]))
+        let sdk = await signerkit(
+            ["sign", "--actions", "-", "--key-file", key],
+            stdin: Actions.text([try Actions.typedData(.sdk), Actions.signTransaction(.sdk)]))
+        let wire = await signerkit(
+            ["sign", "--actions", "-", "--key-file", key],
+            stdin: Actions.text([try Actions.typedData(.wire), Actions.signTransaction(.wire)]))
         #expect(sdk.status == 0 && wire.status == 0)
         #expect(sdk.stdout == wire.stdout)
     }
@@ -113,13 +139,17 @@ struct ActionCommandTests {
         let password = try directory.write("password", "correct horse\n")
         let keystore = directory.path("keystore.json")
         expectSuccess(
-            await signerkit(["keystore", "new", "--out", keystore, "--password-file", password, "--key-file", key, "--kdf-light"]),
+            await signerkit([
+                "keystore", "new", "--out", keystore, "--password-file", password, "--key-file", key, "--kdf-light",
+            ]),
             [Actions.address])
         let actions = Actions.text([Actions.personalSign(.wire, "0x68656c6c6f")])
         let fromKey = await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: actions)
         #expect(fromKey.status == 0)
         expectSuccess(
-            await signerkit(["sign", "--actions", "-", "--keystore", keystore, "--password-file", password], stdin: actions), fromKey.stdoutLines)
+            await signerkit(
+                ["sign", "--actions", "-", "--keystore", keystore, "--password-file", password], stdin: actions),
+            fromKey.stdoutLines)
     }
 
     @Test("a bad action at index 2 exits 65 naming action[2]; nothing is printed")
@@ -128,28 +158,61 @@ struct ActionCommandTests {
         let key = try directory.write("key", Actions.keyHex)
         let good = [try Actions.typedData(.sdk), Actions.personalSign(.wire, "0x00")]
         let cases: [(JSONValue, String)] = [
-            (.object(JSONObject(["walletRpc": .object(JSONObject(["method": .string("personal_sign"), "params": .string("[]")]))])),
-             "action[2].chainId: missing"),
-            (Actions.action(.wire, method: "eth_foo", params: .array([])), "action[2] (eth_foo): unknown method eth_foo"),
-            (Actions.action(.sdk, method: "personal_sign", params: .array([.number("1")])), "action[2] (personal_sign): params:"),
-            (Actions.personalSign(.wire, "0x00", from: "0x0000000000000000000000000000000000000001"),
-             "action[2] (personal_sign): no backend registered for account"),
-            (Actions.action(.wire, chain: "eip155:1", method: "eth_signTypedData_v4",
-                            params: .array([.string(Actions.address), try JSONValue(parsing: Fixtures.text("ronin_order.json"))])),
-             "action[2] (eth_signTypedData_v4): domain.chainId 2021 differs from the action's chain eip155:1"),
-            (Actions.action(.wire, chain: "cosmos:hub", method: "personal_sign", params: .array([.string("0x00"), .string(Actions.address)])),
-             "action[2] (personal_sign): unsupported chain cosmos:hub"),
-            (Actions.signTransaction(.wire, .object(JSONObject(["from": .string(Actions.address), "to": .string(Actions.address), "chainId": .string("0x7e5")]))),
-             "action[2] (eth_signTransaction): "),
-            (Actions.action(.sdk, method: "eth_sendTransaction", params: .array([Actions.transaction])),
-             "action[2] (eth_sendTransaction): "),
+            (
+                .object(
+                    JSONObject([
+                        "walletRpc": .object(JSONObject(["method": .string("personal_sign"), "params": .string("[]")]))
+                    ])),
+                "action[2].chainId: missing"
+            ),
+            (
+                Actions.action(.wire, method: "eth_foo", params: .array([])),
+                "action[2] (eth_foo): unknown method eth_foo"
+            ),
+            (
+                Actions.action(.sdk, method: "personal_sign", params: .array([.number("1")])),
+                "action[2] (personal_sign): params:"
+            ),
+            (
+                Actions.personalSign(.wire, "0x00", from: "0x0000000000000000000000000000000000000001"),
+                "action[2] (personal_sign): no backend registered for account"
+            ),
+            (
+                Actions.action(
+                    .wire, chain: "eip155:1", method: "eth_signTypedData_v4",
+                    params: .array([
+                        .string(Actions.address), try JSONValue(parsing: Fixtures.text("ronin_order.json")),
+                    ])),
+                "action[2] (eth_signTypedData_v4): domain.chainId 2021 differs from the action's chain eip155:1"
+            ),
+            (
+                Actions.action(
+                    .wire, chain: "cosmos:hub", method: "personal_sign",
+                    params: .array([.string("0x00"), .string(Actions.address)])),
+                "action[2] (personal_sign): unsupported chain cosmos:hub"
+            ),
+            (
+                Actions.signTransaction(
+                    .wire,
+                    .object(
+                        JSONObject([
+                            "from": .string(Actions.address), "to": .string(Actions.address),
+                            "chainId": .string("0x7e5"),
+                        ]))),
+                "action[2] (eth_signTransaction): "
+            ),
+            (
+                Actions.action(.sdk, method: "eth_sendTransaction", params: .array([Actions.transaction])),
+                "action[2] (eth_sendTransaction): "
+            ),
         ]
         for (bad, fragment) in cases {
             let text = Actions.text(good + [bad] + good)
             let result = await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: text)
             expectInvalid(result, fragment)
             // With a node configured, the actions are still refused before it is contacted.
-            let withNode = await signerkit(["sign", "--actions", "-", "--key-file", key, "--rpc-url", "http://127.0.0.1:9"], stdin: text)
+            let withNode = await signerkit(
+                ["sign", "--actions", "-", "--key-file", key, "--rpc-url", "http://127.0.0.1:9"], stdin: text)
             if fragment.contains("eth_signTransaction") || fragment.contains("eth_sendTransaction") {
                 expectInvalid(withNode)
             } else {
@@ -162,10 +225,15 @@ struct ActionCommandTests {
     func listErrors() async throws {
         let directory = try TemporaryDirectory()
         let key = try directory.write("key", Actions.keyHex)
-        expectInvalid(await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: "[]"), "no actions to sign")
-        expectInvalid(await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: "{}"), "expected a JSON array of actions")
+        expectInvalid(
+            await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: "[]"), "no actions to sign")
+        expectInvalid(
+            await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: "{}"),
+            "expected a JSON array of actions")
         expectInvalid(await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: "[1,"), "invalid JSON")
-        expectInvalid(await signerkit(["sign", "--actions", directory.path("none.json"), "--key-file", key]), "none.json: no such file")
+        expectInvalid(
+            await signerkit(["sign", "--actions", directory.path("none.json"), "--key-file", key]),
+            "none.json: no such file")
         expectInvalid(await signerkit(["sign", "--key-file", key]), "missing --actions")
         let actions = Actions.text([Actions.personalSign(.wire, "0x00")])
         expectInvalid(await signerkit(["sign", "--actions", "-"], stdin: actions), "missing --key-file")
@@ -173,10 +241,15 @@ struct ActionCommandTests {
             await signerkit(["sign", "--actions", "-", "--key-file", key, "--rpc-url", "ftp://x"], stdin: actions),
             "--rpc-url: expected an http:// or https:// URL")
         expectInvalid(
-            await signerkit(["sign", "--actions", "-", "--key-file", key, "--rpc-url", "http://127.0.0.1:9"], stdin: actions),
+            await signerkit(
+                ["sign", "--actions", "-", "--key-file", key, "--rpc-url", "http://127.0.0.1:9"], stdin: actions),
             "--rpc-url: ", "eth_chainId")
         // eth_sendTransaction needs a node.
-        let send = Actions.text([Actions.action(.wire, method: "eth_sendTransaction", params: .array([Actions.transaction]))])
-        expectInvalid(await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: send), "action[0] (eth_sendTransaction)", "node")
+        let send = Actions.text([
+            Actions.action(.wire, method: "eth_sendTransaction", params: .array([Actions.transaction]))
+        ])
+        expectInvalid(
+            await signerkit(["sign", "--actions", "-", "--key-file", key], stdin: send),
+            "action[0] (eth_sendTransaction)", "node")
     }
 }

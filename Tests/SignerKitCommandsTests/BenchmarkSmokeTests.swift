@@ -23,12 +23,7 @@ struct BenchmarkSmokeTests {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = FileHandle.nullDevice
         try process.run()
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
-                done.resume()
-            }.start()
-        }
+        await waitForExit(process)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         let output = try String(contentsOfFile: outPath, encoding: .utf8)
         #expect(output.contains("self-check ok"))

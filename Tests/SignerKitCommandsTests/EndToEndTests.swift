@@ -31,12 +31,7 @@ enum Binary {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         try process.run()
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
-                done.resume()
-            }.start()
-        }
+        await waitForExit(process)
         #expect(process.terminationReason == .exit, "signerkit crashed: \(arguments)")
         return CommandResult(
             status: process.terminationStatus,

@@ -55,9 +55,12 @@ struct ErrorPathTests {
         expectInvalid(await signerkit(["typed-data", "sign", "--key-file", key, file]), fragment)
         expectInvalid(await signerkit(["recover", "typed-data", file, "--signature", signature]), fragment)
         // In --jsonl the same problem is that line's output.
-        let lines = await signerkit(["typed-data", "hash", "--jsonl"], stdin: document.replacingOccurrences(of: "\n", with: " "))
+        let lines = await signerkit(
+            ["typed-data", "hash", "--jsonl"], stdin: document.replacingOccurrences(of: "\n", with: " "))
         #expect(lines.status == 1)
-        #expect(lines.stdoutLines.count == 1 && lines.stdoutLines[0].hasPrefix("error: ") && lines.stdoutLines[0].contains(fragment))
+        #expect(
+            lines.stdoutLines.count == 1 && lines.stdoutLines[0].hasPrefix("error: ")
+                && lines.stdoutLines[0].contains(fragment))
     }
 
     @Test("missing, unreadable and non-UTF-8 input files name the path")
@@ -68,12 +71,17 @@ struct ErrorPathTests {
         let signature = try Fixtures.typedDataVectors[0].signature
         expectInvalid(await signerkit(["typed-data", "hash", missing]), "error: \(missing): no such file")
         expectInvalid(await signerkit(["typed-data", "hash", "--jsonl", missing]), "error: \(missing): no such file")
-        expectInvalid(await signerkit(["typed-data", "sign", "--key-file", key, missing]), "error: \(missing): no such file")
-        expectInvalid(await signerkit(["recover", "typed-data", missing, "--signature", signature]), "error: \(missing): no such file")
-        expectInvalid(await signerkit(["typed-data", "hash", directory.url.path]), "\(directory.url.path): is a directory")
+        expectInvalid(
+            await signerkit(["typed-data", "sign", "--key-file", key, missing]), "error: \(missing): no such file")
+        expectInvalid(
+            await signerkit(["recover", "typed-data", missing, "--signature", signature]),
+            "error: \(missing): no such file")
+        expectInvalid(
+            await signerkit(["typed-data", "hash", directory.url.path]), "\(directory.url.path): is a directory")
         let latin1 = try directory.write("latin1.json", bytes: [0x7B, 0x22, 0xE9, 0x22, 0x7D])
         expectInvalid(await signerkit(["typed-data", "hash", latin1]), "\(latin1): not valid UTF-8")
-        expectInvalid(await signerkit(["typed-data", "hash"], stdinBytes: [0x7B, 0xFF, 0x7D]), "stdin: not valid UTF-8")
+        expectInvalid(
+            await signerkit(["typed-data", "hash"], stdinBytes: [0x7B, 0xFF, 0x7D]), "stdin: not valid UTF-8")
         expectInvalid(await signerkit(["typed-data", "hash"], stdin: ""), "invalid JSON")
         // A UTF-8 byte-order mark is fine.
         let vector = try Fixtures.typedDataVectors[0]
@@ -106,8 +114,12 @@ struct ErrorPathTests {
             #expect(!result.stderr.contains(order))
         }
         let missing = directory.path("missing.key")
-        expectInvalid(await signerkit(["message", "sign", "--text", "hi", "--key-file", missing]), "error: \(missing): no such file")
-        expectInvalid(await signerkit(["typed-data", "sign", "--key-file", missing, Fixtures.path("ronin_order.json")]), "no such file")
+        expectInvalid(
+            await signerkit(["message", "sign", "--text", "hi", "--key-file", missing]),
+            "error: \(missing): no such file")
+        expectInvalid(
+            await signerkit(["typed-data", "sign", "--key-file", missing, Fixtures.path("ronin_order.json")]),
+            "no such file")
         expectInvalid(await signerkit(["key", "address", "--key-file", directory.url.path]), "is a directory")
     }
 

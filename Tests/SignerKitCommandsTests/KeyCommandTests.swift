@@ -28,7 +28,9 @@ struct KeyCommandTests {
         let signature = await signerkit(["message", "sign", "--text", "hi", "--key-file", path])
         #expect(signature.status == 0)
         expectNoKeyMaterial(signature, key: contents.trimmingCharacters(in: .whitespacesAndNewlines))
-        let recovered = await signerkit(["recover", "message", "--text", "hi", "--signature", signature.stdoutLines.first ?? ""])
+        let recovered = await signerkit([
+            "recover", "message", "--text", "hi", "--signature", signature.stdoutLines.first ?? "",
+        ])
         expectSuccess(recovered, [address])
     }
 
@@ -56,7 +58,8 @@ struct KeyCommandTests {
     func knownAddress() async throws {
         let vector = try Fixtures.personalVectors[2]
         let directory = try TemporaryDirectory()
-        let key = try directory.write("key", "  \(vector.privateKey.uppercased().replacingOccurrences(of: "0X", with: "0x"))\r\n\n")
+        let key = try directory.write(
+            "key", "  \(vector.privateKey.uppercased().replacingOccurrences(of: "0X", with: "0x"))\r\n\n")
         let result = await signerkit(["key", "address", "--key-file", key])
         expectSuccess(result, [vector.address])
         expectNoKeyMaterial(result, key: vector.privateKey)

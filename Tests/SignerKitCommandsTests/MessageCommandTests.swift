@@ -19,7 +19,9 @@ struct MessageCommandTests {
         expectSuccess(result, [vector.signature])
         expectNoKeyMaterial(result, key: vector.privateKey)
         // Flags in any order, `--flag=value` form.
-        let reordered = await signerkit(["message", "sign", "--key-file=\(key)", "\(vector.messageArguments[0])=\(vector.message)"])
+        let reordered = await signerkit([
+            "message", "sign", "--key-file=\(key)", "\(vector.messageArguments[0])=\(vector.message)",
+        ])
         expectSuccess(reordered, [vector.signature])
     }
 
@@ -34,10 +36,14 @@ struct MessageCommandTests {
 
     @Test("--text values that look like flags are text")
     func flagLikeText() async throws {
-        expectSuccess(await signerkit(["message", "hash", "--text=--help"]), [PersonalMessage.digest(Array("--help".utf8)).hex])
-        expectSuccess(await signerkit(["message", "hash", "--text=-h"]), [PersonalMessage.digest(Array("-h".utf8)).hex])
-        expectSuccess(await signerkit(["message", "hash", "--text", "-"]), [PersonalMessage.digest(Array("-".utf8)).hex])
-        expectSuccess(await signerkit(["message", "hash", "--text", "-x"]), [PersonalMessage.digest(Array("-x".utf8)).hex])
+        expectSuccess(
+            await signerkit(["message", "hash", "--text=--help"]), [PersonalMessage.digest(Array("--help".utf8)).hex])
+        expectSuccess(
+            await signerkit(["message", "hash", "--text=-h"]), [PersonalMessage.digest(Array("-h".utf8)).hex])
+        expectSuccess(
+            await signerkit(["message", "hash", "--text", "-"]), [PersonalMessage.digest(Array("-".utf8)).hex])
+        expectSuccess(
+            await signerkit(["message", "hash", "--text", "-x"]), [PersonalMessage.digest(Array("-x".utf8)).hex])
         // A declared flag is not taken as a value: `--text --help` asks for help.
         let help = await signerkit(["message", "hash", "--text", "--help"])
         #expect(help.status == 0 && help.stdout.hasPrefix("Usage: signerkit message hash"))

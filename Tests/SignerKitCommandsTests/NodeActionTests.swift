@@ -17,7 +17,9 @@ struct NodeActionTests {
         let recipient = "0x2d5fd9e4a3a225a78329a64d022581275b4ca416"
         // No nonce, gas or fees: the node supplies them.
         let open: JSONValue = .object(
-            JSONObject(["from": .string(Actions.address), "to": .string(recipient), "value": .string("0x2386f26fc10000")]))
+            JSONObject([
+                "from": .string(Actions.address), "to": .string(recipient), "value": .string("0x2386f26fc10000"),
+            ]))
         // Another value: both run concurrently and may get the same nonce.
         let signOnly: JSONValue = .object(
             JSONObject(["from": .string(Actions.address), "to": .string(recipient), "value": .string("0x1")]))
@@ -28,14 +30,18 @@ struct NodeActionTests {
             Actions.action(.sdk, method: "eth_signTransaction", params: .array([signOnly])),
         ]
         let result = await signerkit(
-            ["sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString], stdin: Actions.text(actions))
+            ["sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString],
+            stdin: Actions.text(actions))
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         let results = try #require(try JSONValue(parsing: result.stdout).arrayValue).compactMap(\.stringValue)
         try #require(results.count == 4, "\(result)")
 
         expectSuccess(
-            await signerkit(["recover", "typed-data", Fixtures.path("ronin_order.json"), "--signature", results[0]]), [Actions.address])
-        expectSuccess(await signerkit(["recover", "message", "--hex", "0x68656c6c6f", "--signature", results[2]]), [Actions.address])
+            await signerkit(["recover", "typed-data", Fixtures.path("ronin_order.json"), "--signature", results[0]]),
+            [Actions.address])
+        expectSuccess(
+            await signerkit(["recover", "message", "--hex", "0x68656c6c6f", "--signature", results[2]]),
+            [Actions.address])
 
         // The broadcast transaction was mined, from our account, to the recipient.
         #expect(results[1].count == 66)
@@ -64,10 +70,14 @@ struct NodeActionTests {
         let key = try directory.write("key", Actions.keyHex)
         let actions = [
             Actions.personalSign(.wire, "0x00"),
-            Actions.action(.sdk, chain: "eip155:1", method: "personal_sign", params: .array([.string("0x00"), .string(Actions.address)])),
+            Actions.action(
+                .sdk, chain: "eip155:1", method: "personal_sign",
+                params: .array([.string("0x00"), .string(Actions.address)])),
         ]
         expectInvalid(
-            await signerkit(["sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString], stdin: Actions.text(actions)),
+            await signerkit(
+                ["sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString],
+                stdin: Actions.text(actions)),
             "action[1] (personal_sign): the node at --rpc-url reports chain id 2021, not the action's chain eip155:1")
     }
 }

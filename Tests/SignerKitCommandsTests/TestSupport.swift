@@ -67,7 +67,9 @@ struct CommandResult: CustomStringConvertible {
         return lines
     }
 
-    var description: String { "status \(status)\nstdout: \(stdout.debugDescription)\nstderr: \(stderr.debugDescription)" }
+    var description: String {
+        "status \(status)\nstdout: \(stdout.debugDescription)\nstderr: \(stderr.debugDescription)"
+    }
 }
 
 /// Runs `signerkit` in-process; `environment` is what the command sees as its environment.
@@ -99,7 +101,9 @@ func expectInvalid(_ result: CommandResult, _ fragments: String..., sourceLocati
     #expect(lines.count == 1, "\(result)", sourceLocation: sourceLocation)
     #expect(lines.first?.hasPrefix("error: ") == true, "\(result)", sourceLocation: sourceLocation)
     for fragment in fragments {
-        #expect(result.stderr.contains(fragment), "expected \(fragment.debugDescription) in \(result)", sourceLocation: sourceLocation)
+        #expect(
+            result.stderr.contains(fragment), "expected \(fragment.debugDescription) in \(result)",
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -219,5 +223,21 @@ func expectNoKeyMaterial(_ result: CommandResult, key: String, sourceLocation: S
     let all = (result.stdout + result.stderr).lowercased()
     #expect(!all.contains(digits), "key material in output: \(result)", sourceLocation: sourceLocation)
     // Nor a long piece of it (e.g. a prefix echoed in an error).
-    #expect(!all.contains(String(digits.prefix(16))), "key material in output: \(result)", sourceLocation: sourceLocation)
+    #expect(
+        !all.contains(String(digits.prefix(16))), "key material in output: \(result)", sourceLocation: sourceLocation)
+}
+
+/// Waits for a started child process to exit, on a thread of its own: blocking one of Swift's
+/// cooperative threads (one per core) for the child's run would starve every test running
+/// concurrently. A child still running after `limit` is killed.
+func waitForExit(_ process: Process, killAfter limit: Duration = .seconds(300)) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        Thread {
+            let deadline = ContinuousClock.now.advanced(by: limit)
+            while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
+            done.resume()
+        }.start()
+    }
 }

@@ -53,8 +53,11 @@ struct TxCommandTests {
         let fromFile = await signerkit(["tx", "sign", "--key-file", key, file])
         expectSuccess(fromFile, [vector.expectedOutput])
         expectNoKeyMaterial(fromFile, key: vector.privateKey)
-        expectSuccess(await signerkit(["tx", "sign", "--key-file", key, "-"], stdin: vector.transactionJSON), [vector.expectedOutput])
-        expectSuccess(await signerkit(["tx", "sign", "--key-file", key], stdin: vector.transactionJSON), [vector.expectedOutput])
+        expectSuccess(
+            await signerkit(["tx", "sign", "--key-file", key, "-"], stdin: vector.transactionJSON),
+            [vector.expectedOutput])
+        expectSuccess(
+            await signerkit(["tx", "sign", "--key-file", key], stdin: vector.transactionJSON), [vector.expectedOutput])
         // The output is JSON whose raw transaction decodes to the vector's sender.
         let output = try JSONValue(parsing: fromFile.stdout)
         let signed = try SignedTransaction.decode(hex: try #require(output["raw"]?.stringValue))
@@ -73,7 +76,8 @@ struct TxCommandTests {
         }
         let legacy = try #require(try TransactionVector.all.first { $0.name == "tx-04-legacy" })
         expectInvalid(
-            await signerkit(["tx", "sign", "--key-file", key], stdin: legacy.without("gasPrice")), "field \"gasPrice\" is missing")
+            await signerkit(["tx", "sign", "--key-file", key], stdin: legacy.without("gasPrice")),
+            "field \"gasPrice\" is missing")
     }
 
     @Test("malformed transactions name the field; a foreign from is refused")
@@ -82,7 +86,8 @@ struct TxCommandTests {
         let directory = try TemporaryDirectory()
         let key = try directory.write("key", vector.privateKey)
         let badGas = vector.transactionJSON.replacingOccurrences(of: "\"gas\":\"", with: "\"gas\":\"0xzz")
-        expectInvalid(await signerkit(["tx", "sign", "--key-file", key], stdin: badGas), "field \"gas\": invalid quantity")
+        expectInvalid(
+            await signerkit(["tx", "sign", "--key-file", key], stdin: badGas), "field \"gas\": invalid quantity")
         expectInvalid(await signerkit(["tx", "sign", "--key-file", key], stdin: "[]"), "must be a JSON object")
         expectInvalid(await signerkit(["tx", "sign", "--key-file", key], stdin: "{"), "invalid JSON")
         let other = try #require(try TransactionVector.all.first { $0.name == "tx-04-legacy" })

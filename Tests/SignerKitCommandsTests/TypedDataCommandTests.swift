@@ -7,7 +7,8 @@ import Testing
 struct TypedDataCommandTests {
     @Test("hash of the Ronin order fixture")
     func roninDigest() async throws {
-        expectSuccess(await signerkit(["typed-data", "hash", Fixtures.path("ronin_order.json")]), [Fixtures.roninDigest])
+        expectSuccess(
+            await signerkit(["typed-data", "hash", Fixtures.path("ronin_order.json")]), [Fixtures.roninDigest])
     }
 
     @Test("hash: file, '-' and no argument (stdin) give the vector digest", arguments: try Fixtures.typedDataVectors)
@@ -19,7 +20,9 @@ struct TypedDataCommandTests {
         expectSuccess(await signerkit(["typed-data", "hash"], stdin: vector.typedDataJSON), [vector.digest])
     }
 
-    @Test("hash --json prints the three hashes on one line, flag before or after the file", arguments: try Fixtures.typedDataVectors)
+    @Test(
+        "hash --json prints the three hashes on one line, flag before or after the file",
+        arguments: try Fixtures.typedDataVectors)
     func hashJSON(vector: TypedDataVector) async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write("typed.json", vector.typedDataJSON)
@@ -37,7 +40,9 @@ struct TypedDataCommandTests {
         expectSuccess(before, [vector.signature])
         expectNoKeyMaterial(before, key: vector.privateKey)
         expectSuccess(await signerkit(["typed-data", "sign", file, "--key-file=\(key)"]), [vector.signature])
-        expectSuccess(await signerkit(["typed-data", "sign", "--key-file", key, "-"], stdin: vector.typedDataJSON), [vector.signature])
+        expectSuccess(
+            await signerkit(["typed-data", "sign", "--key-file", key, "-"], stdin: vector.typedDataJSON),
+            [vector.signature])
     }
 
     @Test("--jsonl: one output line per non-blank input line, exit 1 when any failed")
@@ -46,16 +51,17 @@ struct TypedDataCommandTests {
         let badAddress = try Fixtures.text("ronin_order.json")
             .replacingOccurrences(of: "0x32950db2a7164ae833121501c797d79e7b79d74c", with: "0x12")
             .replacingOccurrences(of: "\n", with: "")
-        let input = [
-            vectors[0].typedDataJSON,
-            "",
-            "{\"types\": ",
-            vectors[1].typedDataJSON + "\r",
-            "   ",
-            badAddress,
-            "[1, 2]",
-            vectors[2].typedDataJSON,
-        ].joined(separator: "\n") + "\n"
+        let input =
+            [
+                vectors[0].typedDataJSON,
+                "",
+                "{\"types\": ",
+                vectors[1].typedDataJSON + "\r",
+                "   ",
+                badAddress,
+                "[1, 2]",
+                vectors[2].typedDataJSON,
+            ].joined(separator: "\n") + "\n"
         let expected = [
             vectors[0].digest,
             "error: invalid JSON at offset 10: unexpected end of input",
@@ -96,7 +102,8 @@ struct TypedDataCommandTests {
 
     @Test("--jsonl: error messages with control characters stay on one line")
     func jsonlSingleLineErrors() async throws {
-        let input = #"{"types":{"EIP712Domain":[],"A":[{"name":"x","type":"Fo\no"}]},"primaryType":"A","domain":{},"message":{"x":1}}"#
+        let input =
+            #"{"types":{"EIP712Domain":[],"A":[{"name":"x","type":"Fo\no"}]},"primaryType":"A","domain":{},"message":{"x":1}}"#
         let result = await signerkit(["typed-data", "hash", "--jsonl"], stdin: input + "\n")
         #expect(result.status == ExitCode.failure.rawValue)
         #expect(result.stdoutLines.count == 1)
