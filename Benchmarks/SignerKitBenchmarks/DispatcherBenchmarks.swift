@@ -181,7 +181,9 @@ private func typedDataText(of action: WalletRpcAction) -> String {
 }
 
 /// Refuses to time a dispatcher that returns anything but the direct signatures, in order.
-private func checkDispatcherAgainstDirect(_ dispatcher: RpcDispatcher, actions: [WalletRpcAction], privateKey: PrivateKey) {
+private func checkDispatcherAgainstDirect(
+    _ dispatcher: RpcDispatcher, actions: [WalletRpcAction], privateKey: PrivateKey
+) {
     let outcome = runBlocking { () -> Result<SignedActions, DispatchError> in
         let result: Result<SignedActions, DispatchError>
         do throws(DispatchError) { result = .success(try await dispatcher.sign(actions: actions)) } catch {
@@ -194,7 +196,9 @@ private func checkDispatcherAgainstDirect(_ dispatcher: RpcDispatcher, actions: 
     case .success(let value): signed = value
     case .failure(let error): fatalError("dispatcher benchmarks: self-check: \(error)")
     }
-    guard signed.answers(actions) else { fatalError("dispatcher benchmarks: self-check: the bundle answers other actions") }
+    guard signed.answers(actions) else {
+        fatalError("dispatcher benchmarks: self-check: the bundle answers other actions")
+    }
     for (index, action) in actions.enumerated() {
         let expected: String
         do {
@@ -203,7 +207,8 @@ private func checkDispatcherAgainstDirect(_ dispatcher: RpcDispatcher, actions: 
             fatalError("dispatcher benchmarks: self-check: \(error)")
         }
         guard signed.results[index] == expected else {
-            fatalError("dispatcher benchmarks: self-check: result \(index) is \(signed.results[index]), expected \(expected)")
+            fatalError(
+                "dispatcher benchmarks: self-check: result \(index) is \(signed.results[index]), expected \(expected)")
         }
     }
 }

@@ -39,20 +39,27 @@ func eip712Benchmarks() -> [Benchmark] {
     let keyBytes = (try? Hex.decode(benchmarkKeyHex)) ?? []
     let message = [UInt8](repeating: 0x5A, count: 32)
     return [
-        Benchmark(name: EIP712Case.fromJSON, group: "eip712", baseline: reference, unitsPerIteration: orderPermutationsFromText) {
+        Benchmark(
+            name: EIP712Case.fromJSON, group: "eip712", baseline: reference,
+            unitsPerIteration: orderPermutationsFromText
+        ) {
             iterations in
             var accumulator: UInt8 = 0
             for _ in 0..<iterations { accumulator ^= ((try? TypedData(jsonText: text).digest()) ?? .zero)[0] }
             blackHole(accumulator)
         },
-        Benchmark(name: EIP712Case.fromParsed, group: "eip712", baseline: reference, unitsPerIteration: orderPermutationsFromText) {
+        Benchmark(
+            name: EIP712Case.fromParsed, group: "eip712", baseline: reference,
+            unitsPerIteration: orderPermutationsFromText
+        ) {
             iterations in
             var accumulator: UInt8 = 0
             for _ in 0..<iterations { accumulator ^= ((try? parsed.digest()) ?? .zero)[0] }
             blackHole(accumulator)
         },
         Benchmark(
-            name: EIP712Case.fromCompiled, group: "eip712", baseline: reference, unitsPerIteration: orderPermutationsCompiled
+            name: EIP712Case.fromCompiled, group: "eip712", baseline: reference,
+            unitsPerIteration: orderPermutationsCompiled
         ) { iterations in
             var accumulator: UInt8 = 0
             for _ in 0..<iterations { accumulator ^= ((try? compiled.digest(message: parsed.message)) ?? .zero)[0] }
@@ -66,7 +73,8 @@ func eip712Benchmarks() -> [Benchmark] {
             }
             blackHole(accumulator)
         },
-        Benchmark(name: EIP712Case.signFromJSON, group: "eip712", baseline: EIP712Case.rawSignPlusDigest) { iterations in
+        Benchmark(name: EIP712Case.signFromJSON, group: "eip712", baseline: EIP712Case.rawSignPlusDigest) {
+            iterations in
             var accumulator: UInt8 = 0
             for _ in 0..<iterations {
                 let digest = (try? TypedData(jsonText: text).digest()) ?? .zero
@@ -76,7 +84,9 @@ func eip712Benchmarks() -> [Benchmark] {
         },
         Benchmark(name: EIP712Case.rawPersonalSign, group: "personal_sign") { iterations in
             var accumulator: UInt8 = 0
-            for _ in 0..<iterations { accumulator ^= context.sign(digest: PersonalMessage.digest(message), key: keyBytes) }
+            for _ in 0..<iterations {
+                accumulator ^= context.sign(digest: PersonalMessage.digest(message), key: keyBytes)
+            }
             blackHole(accumulator)
         },
         Benchmark(name: EIP712Case.personalSign, group: "personal_sign", baseline: EIP712Case.rawPersonalSign) {

@@ -38,7 +38,8 @@ enum ActionCommands {
     /// Parses, validates, signs and prints the results.
     static func run(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         let options = context.options
-        let source = InputSource(positional: try options.required(actionsFlag.name, "(the JSON array of actions; - reads stdin)"))
+        let source = InputSource(
+            positional: try options.required(actionsFlag.name, "(the JSON array of actions; - reads stdin)"))
         try SigningKeyOptions.checkPresent(options)
         let url = try options.value(rpcURLFlag.name).map(nodeURL)
         let actions = try parse(try source.readText(io: context.io))

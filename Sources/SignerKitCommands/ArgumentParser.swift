@@ -108,7 +108,9 @@ enum ArgumentParser {
     /// `unexpected argument X` (the value redacted if it looks like a key).
     private static func unexpectedArgumentMessage(_ argument: String, spec: LeafSpec) -> String {
         let shown = TextSafety.displayArgument(argument)
-        if spec.positionals.isEmpty { return "unexpected argument \(shown): this command takes no positional arguments" }
+        if spec.positionals.isEmpty {
+            return "unexpected argument \(shown): this command takes no positional arguments"
+        }
         return "unexpected argument \(shown): only \(spec.positionals.map(\.name).joined(separator: " ")) is accepted"
     }
 }

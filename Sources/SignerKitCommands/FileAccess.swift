@@ -83,7 +83,9 @@ enum FileAccess {
 extension FileAccess {
     /// Reads the file at `path` straight into secure memory: up to `maximumSize + 1` bytes, so a caller
     /// sees `length > maximumSize` for an oversized file. The caller wipes `contents` when done.
-    static func readSecret(_ path: String, maximumSize: Int) throws(CommandFailure) -> (contents: SecureBytes, length: Int) {
+    static func readSecret(_ path: String, maximumSize: Int) throws(CommandFailure) -> (
+        contents: SecureBytes, length: Int
+    ) {
         let descriptor = try openForReading(path)
         defer { close(descriptor) }
         var length = 0

@@ -44,7 +44,9 @@ enum InputSource: Sendable, Equatable {
     func lines(io: any CommandIO) throws(CommandFailure) -> LineReader {
         switch self {
         case .file:
-            return LineReader(preloaded: try readBytes(io: io).split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init))
+            return LineReader(
+                preloaded: try readBytes(io: io).split(separator: 0x0A, omittingEmptySubsequences: false).map(
+                    Array.init))
         case .standardInput:
             return LineReader(io: io)
         }
@@ -159,7 +161,8 @@ enum MessageInput {
 /// `--signature 0x…`: a 65-byte r‖s‖v signature.
 enum SignatureInput {
     /// The flag.
-    static let flag = FlagSpec.option("--signature", value: "0x…", help: "the 65-byte signature r‖s‖v (v = 27/28 or 0/1)")
+    static let flag = FlagSpec.option(
+        "--signature", value: "0x…", help: "the 65-byte signature r‖s‖v (v = 27/28 or 0/1)")
 
     /// Parses the required `--signature`.
     ///

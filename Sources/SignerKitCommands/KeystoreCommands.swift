@@ -90,11 +90,13 @@ enum KeystoreCommands {
             context.printLine(address.checksummed)
             return .success
         }
-        guard context.options.has(PasswordOptions.passwordFile.name)
-            || context.io.environment[PasswordOptions.environmentVariable]?.isEmpty == false
+        guard
+            context.options.has(PasswordOptions.passwordFile.name)
+                || context.io.environment[PasswordOptions.environmentVariable]?.isEmpty == false
         else {
             throw .invalidInput(
-                "\(TextSafety.displayArgument(path)): the keystore has no address field; give --password-file to decrypt it")
+                "\(TextSafety.displayArgument(path)): the keystore has no address field; give --password-file to decrypt it"
+            )
         }
         let password = try PasswordOptions.password(context.options, io: context.io)
         defer { password.wipe() }
@@ -163,7 +165,9 @@ enum KeystoreFile {
     /// Decrypts `keystore` (read from `label`) with `password` (only read).
     ///
     /// - Throws: 65 `<path>: wrong password: keystore MAC mismatch` and the other keystore errors.
-    static func decrypt(_ keystore: Web3Keystore, password: SecureBytes, label: String) throws(CommandFailure) -> PrivateKey {
+    static func decrypt(_ keystore: Web3Keystore, password: SecureBytes, label: String) throws(CommandFailure)
+        -> PrivateKey
+    {
         do { return try keystore.decrypt(password: password) } catch {
             throw .invalidInput("\(TextSafety.displayArgument(label)): \(error)")
         }
@@ -173,7 +177,8 @@ enum KeystoreFile {
     /// closes it; on failure the file is removed.
     static func write(_ keystore: Web3Keystore, descriptor: Int32, path: String) throws(CommandFailure) {
         var text = keystore.json + "\n"
-        let written = text.withUTF8 { FileAccess.writeAll(descriptor, UnsafeRawBufferPointer($0)) } && fsync(descriptor) == 0
+        let written =
+            text.withUTF8 { FileAccess.writeAll(descriptor, UnsafeRawBufferPointer($0)) } && fsync(descriptor) == 0
         let error = errno
         close(descriptor)
         guard written else {

@@ -68,7 +68,8 @@ enum PKCS11Commands {
         let id = try PKCS11Options.keyID(options)
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
         let token = try session.open()
-        let info = try PKCS11Options.perform { () throws(PKCS11Error) in try token.generateKeyPair(label: label, id: id) }
+        let info = try PKCS11Options.perform { () throws(PKCS11Error) in try token.generateKeyPair(label: label, id: id)
+        }
         context.printLine(try PKCS11Options.address(of: info))
         return .success
     }
@@ -82,7 +83,9 @@ enum PKCS11Commands {
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
         let key = try KeyFile.read(keyPath)
         let token = try session.open()
-        let info = try PKCS11Options.perform { () throws(PKCS11Error) in try token.importPrivateKey(key, label: label, id: id) }
+        let info = try PKCS11Options.perform { () throws(PKCS11Error) in
+            try token.importPrivateKey(key, label: label, id: id)
+        }
         context.printLine(try PKCS11Options.address(of: info))
         return .success
     }
@@ -126,7 +129,8 @@ enum PKCS11Options {
     /// `--key-label K`.
     static let keyLabel = FlagSpec.option("--key-label", value: "K", help: "the token key's label (CKA_LABEL)")
     /// `--key-id HEX`.
-    static let keyID = FlagSpec.option("--key-id", value: "HEX", help: "the token key's id (CKA_ID) as hex, 0x optional")
+    static let keyID = FlagSpec.option(
+        "--key-id", value: "HEX", help: "the token key's id (CKA_ID) as hex, 0x optional")
     /// `--pin-file FILE`.
     static let pinFile = FlagSpec.option(
         "--pin-file", value: "FILE", help: "file whose first line is the token's user PIN (else $SIGNERKIT_PIN)")
@@ -161,7 +165,9 @@ enum PKCS11Options {
     /// Reads and checks the module, token and PIN options (without loading anything).
     ///
     /// - Throws: 65 for a missing module, token label or PIN source.
-    static func session(_ options: ParsedOptions, moduleFlag: String, io: any CommandIO) throws(CommandFailure) -> Session {
+    static func session(_ options: ParsedOptions, moduleFlag: String, io: any CommandIO) throws(CommandFailure)
+        -> Session
+    {
         let path = try modulePath(options, flag: moduleFlag, io: io)
         let label = try options.required(tokenLabel.name, "(the label of the PKCS#11 token)")
         guard !label.isEmpty else { throw .invalidInput("\(tokenLabel.name): the token label is empty") }
@@ -186,7 +192,8 @@ enum PKCS11Options {
             return .secure(SecureBytes(wiping: &bytes))
         }
         throw .usage(
-            "missing \(pinFile.name) (a file holding the token's user PIN; or set \(pinVariable))", command: options.commandPath)
+            "missing \(pinFile.name) (a file holding the token's user PIN; or set \(pinVariable))",
+            command: options.commandPath)
     }
 
     /// `--key-id` as bytes, or `nil` when absent.
@@ -196,7 +203,9 @@ enum PKCS11Options {
         guard let text = options.value(keyID.name) else { return nil }
         let digits = text.hasPrefix("0x") || text.hasPrefix("0X") ? String(text.dropFirst(2)) : text
         let bytes: [UInt8]
-        do { bytes = try Hex.decode("0x" + digits) } catch { throw .invalidInput("\(keyID.name): invalid hex: \(error)") }
+        do { bytes = try Hex.decode("0x" + digits) } catch {
+            throw .invalidInput("\(keyID.name): invalid hex: \(error)")
+        }
         guard !bytes.isEmpty else { throw .invalidInput("\(keyID.name): the key id is empty") }
         return bytes
     }

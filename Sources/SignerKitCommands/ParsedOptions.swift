@@ -45,7 +45,8 @@ struct ParsedOptions: Sendable {
         let given = flags.filter(has)
         let list = Self.alternatives(flags)
         guard given.count <= 1 else {
-            throw .usage("\(Self.alternatives(given, conjunction: "and")) cannot be used together", command: commandPath)
+            throw .usage(
+                "\(Self.alternatives(given, conjunction: "and")) cannot be used together", command: commandPath)
         }
         guard let flag = given.first, let value = value(flag) else {
             throw .usage("one of \(list) is required", command: commandPath)

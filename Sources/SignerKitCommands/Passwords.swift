@@ -9,7 +9,8 @@ import Secp256k1
 enum PasswordOptions {
     /// `--password-file FILE`.
     static let passwordFile = FlagSpec.option(
-        "--password-file", value: "FILE", help: "file whose first line is the keystore password (else $SIGNERKIT_PASSWORD)")
+        "--password-file", value: "FILE",
+        help: "file whose first line is the keystore password (else $SIGNERKIT_PASSWORD)")
 
     /// The environment variable read when `--password-file` is absent.
     static let environmentVariable = "SIGNERKIT_PASSWORD"

@@ -21,7 +21,8 @@ enum SigningKeyOptions {
         "--key-file", value: "FILE", help: "file holding the 0x-hex private key (never pass a key as an argument)")
     /// `--keystore FILE`.
     static let keystore = FlagSpec.option(
-        "--keystore", value: "FILE", help: "Web3 Secret Storage v3 keystore (password: --password-file or $SIGNERKIT_PASSWORD)")
+        "--keystore", value: "FILE",
+        help: "Web3 Secret Storage v3 keystore (password: --password-file or $SIGNERKIT_PASSWORD)")
     /// `--password-file FILE`.
     static let passwordFile = PasswordOptions.passwordFile
     /// `--pkcs11-module PATH`.
@@ -37,13 +38,17 @@ enum SigningKeyOptions {
     static let pinFile = PKCS11Options.pinFile
 
     /// Every key-source flag.
-    static let flags: [FlagSpec] = [keyFile, keystore, passwordFile, pkcs11Module, tokenLabel, keyLabel, keyID, pinFile]
+    static let flags: [FlagSpec] = [
+        keyFile, keystore, passwordFile, pkcs11Module, tokenLabel, keyLabel, keyID, pinFile,
+    ]
 
     /// The flag that selects each source (the others only qualify one), for messages.
     static var flagNames: [String] { [keyFile.name, keystore.name, pkcs11Module.name] }
 
     /// The PKCS#11 flags: any of them selects the PKCS#11 source.
-    static let pkcs11FlagNames: [String] = [pkcs11Module.name, tokenLabel.name, keyLabel.name, keyID.name, pinFile.name]
+    static let pkcs11FlagNames: [String] = [
+        pkcs11Module.name, tokenLabel.name, keyLabel.name, keyID.name, pinFile.name,
+    ]
 
     /// Synopsis fragment naming the key sources.
     static let synopsis =
@@ -78,7 +83,9 @@ enum SigningKeyOptions {
         var given = [keyFile.name, keystore.name].filter(options.has)
         if let first = pkcs11Given.first { given.append(first) }
         guard given.count <= 1 else {
-            throw .usage("\(ParsedOptions.alternatives(given, conjunction: "and")) cannot be used together", command: options.commandPath)
+            throw .usage(
+                "\(ParsedOptions.alternatives(given, conjunction: "and")) cannot be used together",
+                command: options.commandPath)
         }
         if options.has(passwordFile.name), !options.has(keystore.name) {
             throw .usage("\(passwordFile.name) needs \(keystore.name)", command: options.commandPath)
@@ -86,7 +93,9 @@ enum SigningKeyOptions {
         if let path = options.value(keyFile.name) { return .keyFile(path) }
         if let path = options.value(keystore.name) { return .keystore(path) }
         guard pkcs11Given.isEmpty else { return .pkcs11 }
-        throw .usage("missing \(ParsedOptions.alternatives(flagNames)) (the private key to sign with)", command: options.commandPath)
+        throw .usage(
+            "missing \(ParsedOptions.alternatives(flagNames)) (the private key to sign with)",
+            command: options.commandPath)
     }
 }
 
@@ -126,7 +135,8 @@ func sign(_ digest: Digest32, with signer: any PrehashSigner) async throws(Comma
     let signature: RecoverableSignature
     do { signature = try await signer.sign(prehash: digest) } catch { throw .invalidInput("signing failed: \(error)") }
     guard (try? Secp256k1.recoverAddress(prehash: digest, signature: signature)) == signer.address else {
-        throw .invalidInput("signing failed: the signature does not recover the key's address \(signer.address.checksummed)")
+        throw .invalidInput(
+            "signing failed: the signature does not recover the key's address \(signer.address.checksummed)")
     }
     return signature
 }

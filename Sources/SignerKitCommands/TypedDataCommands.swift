@@ -43,7 +43,8 @@ enum TypedDataCommands {
     }
 
     /// Hashes each non-blank line; a bad line prints `error: …` and makes the status 1.
-    static func hashLines(_ source: InputSource, json: Bool, context: CommandContext) throws(CommandFailure) -> ExitCode {
+    static func hashLines(_ source: InputSource, json: Bool, context: CommandContext) throws(CommandFailure) -> ExitCode
+    {
         var lines = try source.lines(io: context.io)
         var anyFailed = false
         var lineNumber = 0

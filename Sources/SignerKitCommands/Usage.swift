@@ -37,7 +37,10 @@ enum Usage {
             lines.append("")
             lines.append("Options:")
             var rows = spec.flags.map { flag in
-                (flag.valueName.map { "\(flag.name) \($0)" } ?? flag.name, flag.help + (flag.repeatable ? " (repeatable)" : ""))
+                (
+                    flag.valueName.map { "\(flag.name) \($0)" } ?? flag.name,
+                    flag.help + (flag.repeatable ? " (repeatable)" : "")
+                )
             }
             rows.append(("-h, --help", "show this help"))
             lines += table(rows)

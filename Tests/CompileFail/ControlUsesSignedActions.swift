@@ -14,5 +14,7 @@ func confirm(_ actions: [WalletRpcAction], with dispatcher: RpcDispatcher) async
 }
 
 func makeAction() throws -> WalletRpcAction {
-    WalletRpcAction(chainId: try ChainID("eip155:8453"), method: .personalSign, params: #"["0x68656c6c6f","0x2c7536e3605d9c16a7a3d7b1898e529396a65c23"]"#)
+    WalletRpcAction(
+        chainId: try ChainID("eip155:8453"), method: .personalSign,
+        params: #"["0x68656c6c6f","0x2c7536e3605d9c16a7a3d7b1898e529396a65c23"]"#)
 }

@@ -1,6 +1,6 @@
 import EIP712
-import Secp256k1
 import EthereumPrimitives
+import Secp256k1
 import Testing
 
 /// One fixture row, shown in test output by its name only.
@@ -72,7 +72,8 @@ struct VectorRow: Sendable, CustomTestStringConvertible {
         #expect(key.address.checksummed == row.string("address"))
         let signature = key.sign(prehash: digest)
         #expect(signature.hex == row.string("signature"), "\(row.string("name"))")
-        let recovered = try Secp256k1.recoverAddress(prehash: digest, signature: RecoverableSignature(hex: row.string("signature")))
+        let recovered = try Secp256k1.recoverAddress(
+            prehash: digest, signature: RecoverableSignature(hex: row.string("signature")))
         #expect(recovered.checksummed == row.string("address"))
     }
 }

@@ -34,11 +34,13 @@ struct ActionFormatTests {
     @Test("Flat shape, with chainId or chain_id, and params as a bare object")
     func flatShape() throws {
         let flat = try WalletRpcAction(
-            json: JSONValue(parsing: #"{"chainId":"eip155:10","method":"eth_signTransaction","params":{"from":"0x01"}}"#))
+            json: JSONValue(
+                parsing: #"{"chainId":"eip155:10","method":"eth_signTransaction","params":{"from":"0x01"}}"#))
         #expect(flat.chainId == TestChains.optimism)
         #expect(flat.params == #"{"from":"0x01"}"#)
         let snake = try WalletRpcAction(
-            json: JSONValue(parsing: #"{"chain_id":"eip155:10","method":"eth_signTransaction","params":"{\"from\":\"0x01\"}"}"#))
+            json: JSONValue(
+                parsing: #"{"chain_id":"eip155:10","method":"eth_signTransaction","params":"{\"from\":\"0x01\"}"}"#))
         #expect(snake == flat)
     }
 
@@ -47,10 +49,14 @@ struct ActionFormatTests {
         let params = #"["0x68656c6c6f","\#(Self.account)"]"#
         let sdk = try WalletRpcAction(
             json: JSONValue(
-                parsing: #"{"walletRpc":{"chainId":"eip155:8453","method":"personal_sign","params":\#(jsonString(params))}}"#))
+                parsing:
+                    #"{"walletRpc":{"chainId":"eip155:8453","method":"personal_sign","params":\#(jsonString(params))}}"#
+            ))
         let pay = try WalletRpcAction(
             json: JSONValue(
-                parsing: #"{"type":"walletRpc","data":{"chain_id":"eip155:8453","method":"personal_sign","params":\#(params)}}"#))
+                parsing:
+                    #"{"type":"walletRpc","data":{"chain_id":"eip155:8453","method":"personal_sign","params":\#(params)}}"#
+            ))
         let flat = try WalletRpcAction(
             json: JSONValue(parsing: #"{"chainId":"eip155:8453","method":"personal_sign","params":\#(params)}"#))
         #expect(sdk == pay)
@@ -65,7 +71,8 @@ struct ActionFormatTests {
         let fromValue = WalletRpcAction(chainId: TestChains.base, method: "personal_sign", params: params)
         let fromEnum = WalletRpcAction(chainId: TestChains.base, method: .personalSign, params: params.serialized)
         let fromText = WalletRpcAction(
-            chainId: try ChainID("eip155:8453"), method: "personal_sign", params: #"["0x68656c6c6f","\#(Self.account)"]"#)
+            chainId: try ChainID("eip155:8453"), method: "personal_sign",
+            params: #"["0x68656c6c6f","\#(Self.account)"]"#)
         #expect(fromValue == fromEnum)
         #expect(fromEnum == fromText)
     }
@@ -138,7 +145,8 @@ struct ActionFormatTests {
         try dispatcher.register(key)
         let actions = [
             Actions.personal("hello", key.address),
-            WalletRpcAction(chainId: TestChains.base, method: "eth_sign", params: #"["\#(key.address.lowercased)","0x00"]"#),
+            WalletRpcAction(
+                chainId: TestChains.base, method: "eth_sign", params: #"["\#(key.address.lowercased)","0x00"]"#),
         ]
         let error = await #expect(throws: DispatchError.self) { try await dispatcher.sign(actions: actions) }
         #expect(error == DispatchError(index: 1, method: "eth_sign", kind: .unknownMethod))

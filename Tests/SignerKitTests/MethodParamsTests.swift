@@ -74,8 +74,12 @@ struct MethodParamsTests {
     /// The address in mixed case with one letter's case flipped: a broken EIP-55 checksum.
     static func badChecksum(_ address: Address) -> String {
         var characters = Array(address.checksummed)
-        guard let letter = characters.indices.dropFirst(2).first(where: { characters[$0].isLetter }) else { return address.checksummed }
-        characters[letter] = characters[letter].isUppercase ? Character(characters[letter].lowercased()) : Character(characters[letter].uppercased())
+        guard let letter = characters.indices.dropFirst(2).first(where: { characters[$0].isLetter }) else {
+            return address.checksummed
+        }
+        characters[letter] =
+            characters[letter].isUppercase
+            ? Character(characters[letter].lowercased()) : Character(characters[letter].uppercased())
         return String(characters)
     }
 
@@ -172,9 +176,15 @@ struct MethodParamsTests {
         let cases: [(String, String)] = [
             ("[]", "[0] (transaction): expected an object"),
             ("[\"0x00\"]", "[0] (transaction): expected an object"),
-            (#"[{"to":"\#(Actions.recipient.lowercased)","nonce":"0x0","gas":"0x5208","gasPrice":"0x1"}]"#, "[0] (transaction).from: missing"),
+            (
+                #"[{"to":"\#(Actions.recipient.lowercased)","nonce":"0x0","gas":"0x5208","gasPrice":"0x1"}]"#,
+                "[0] (transaction).from: missing"
+            ),
             (#"[{"from":"0x12","to":"\#(Actions.recipient.lowercased)"}]"#, "[0] (transaction): "),
-            (#"[{"from":"\#(key.address.lowercased)","to":"\#(Actions.recipient.lowercased)","gasPrice":"0x1","maxFeePerGas":"0x2"}]"#, "[0] (transaction): "),
+            (
+                #"[{"from":"\#(key.address.lowercased)","to":"\#(Actions.recipient.lowercased)","gasPrice":"0x1","maxFeePerGas":"0x2"}]"#,
+                "[0] (transaction): "
+            ),
         ]
         for (params, expected) in cases {
             let action = WalletRpcAction(chainId: TestChains.base, method: .signTransaction, params: params)

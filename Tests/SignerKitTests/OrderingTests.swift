@@ -27,7 +27,10 @@ struct OrderingTests {
             return (Actions.typedData(signer, contents: contents), signer, try! MailExample.digest(contents: contents))
         }
         let message = "message \(i)"
-        return (Actions.personal(message, signer, chain: TestChains.mainnet), signer, PersonalMessage.digest(Array(message.utf8)))
+        return (
+            Actions.personal(message, signer, chain: TestChains.mainnet), signer,
+            PersonalMessage.digest(Array(message.utf8))
+        )
     }
 
     @Test("A slow custom backend mixed with a software key: results come back in action order", arguments: [4, 17, 40])
@@ -62,7 +65,8 @@ struct OrderingTests {
         }
     }
 
-    @Test("A failing backend at index k: DispatchError names k and the method; nothing is returned", arguments: [0, 3, 7])
+    @Test(
+        "A failing backend at index k: DispatchError names k and the method; nothing is returned", arguments: [0, 3, 7])
     func failureAtIndex(k: Int) async throws {
         let rejections = CallCounter()
         let dispatcher = RpcDispatcher()
@@ -74,7 +78,10 @@ struct OrderingTests {
         var returned: SignedActions?
         let error = await #expect(throws: DispatchError.self) { returned = try await dispatcher.sign(actions: actions) }
         #expect(returned == nil)
-        #expect(error == DispatchError(index: k, method: "eth_signTypedData_v4", kind: .backend(.rejected("user declined action \(k)"))))
+        #expect(
+            error
+                == DispatchError(
+                    index: k, method: "eth_signTypedData_v4", kind: .backend(.rejected("user declined action \(k)"))))
         #expect(error?.description == "action[\(k)] (eth_signTypedData_v4): rejected: user declined action \(k)")
         #expect(rejections.indices == [k])
     }
@@ -108,15 +115,30 @@ struct OrderingTests {
         let stranger = try TestKeys.key(TestKeys.betaHex).address
         let bad: [(WalletRpcAction, (DispatchError.Kind) -> Bool)] = [
             (WalletRpcAction(chainId: TestChains.base, method: "eth_sign", params: "[]"), { $0 == .unknownMethod }),
-            (WalletRpcAction(chainId: TestChains.base, method: .personalSign, params: "[1]"), { if case .invalidParams = $0 { true } else { false } }),
+            (
+                WalletRpcAction(chainId: TestChains.base, method: .personalSign, params: "[1]"),
+                { if case .invalidParams = $0 { true } else { false } }
+            ),
             (Actions.personal("hi", stranger), { $0 == .unknownAccount(stranger) }),
-            (Actions.typedData(gamma.address, chain: TestChains.base), { if case .chainMismatch = $0 { true } else { false } }),
-            (Actions.signTransaction(Actions.legacyTransactionJSON(from: alpha.address, chainId: "0x1")), { if case .chainMismatch = $0 { true } else { false } }),
-            (WalletRpcAction(chainId: TestChains.base, method: .sendTransaction, params: "[\(Actions.legacyTransactionJSON(from: alpha.address))]"),
-             { $0 == .noNode(TestChains.base.description) }),
+            (
+                Actions.typedData(gamma.address, chain: TestChains.base),
+                { if case .chainMismatch = $0 { true } else { false } }
+            ),
+            (
+                Actions.signTransaction(Actions.legacyTransactionJSON(from: alpha.address, chainId: "0x1")),
+                { if case .chainMismatch = $0 { true } else { false } }
+            ),
+            (
+                WalletRpcAction(
+                    chainId: TestChains.base, method: .sendTransaction,
+                    params: "[\(Actions.legacyTransactionJSON(from: alpha.address))]"),
+                { $0 == .noNode(TestChains.base.description) }
+            ),
         ]
         for (action, matches) in bad {
-            let error = await #expect(throws: DispatchError.self) { try await dispatcher.sign(actions: good + [action]) }
+            let error = await #expect(throws: DispatchError.self) {
+                try await dispatcher.sign(actions: good + [action])
+            }
             #expect(error?.index == goodCount)
             #expect(error?.method == action.method)
             if let kind = error?.kind { #expect(matches(kind), "\(kind)") }
@@ -154,7 +176,9 @@ struct OrderingTests {
                 == DispatchError(
                     index: 1, method: "eth_signTypedData_v4",
                     kind: .chainMismatch(field: "domain.chainId", expected: "eip155:8453", actual: "1")))
-        #expect(error?.description == "action[1] (eth_signTypedData_v4): domain.chainId 1 differs from the action's chain eip155:8453")
+        #expect(
+            error?.description
+                == "action[1] (eth_signTypedData_v4): domain.chainId 1 differs from the action's chain eip155:8453")
         // The same document on eip155:1 signs.
         let signed = try await dispatcher.sign(actions: [Actions.typedData(alpha.address, chainIdJSON: chainIdJSON)])
         try expectSignature(signed.results[0], by: alpha.address, over: try Bytes32(hex: MailExample.digestOnChain1))
@@ -269,7 +293,9 @@ struct RendezvousBackend: WalletRpcSigner {
 
     func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
         await rendezvous.meet()
-        guard case .personalMessage(_, let digest) = request.payload else { throw .unsupportedMethod(request.method.rawValue) }
+        guard case .personalMessage(_, let digest) = request.payload else {
+            throw .unsupportedMethod(request.method.rawValue)
+        }
         return .signature(key.sign(prehash: digest))
     }
 }
@@ -290,7 +316,9 @@ final class SlowCancellableBackend: WalletRpcSigner {
             cancellations.withLock { $0 += 1 }
             throw .backendFailure("cancelled")
         }
-        guard case .personalMessage(_, let digest) = request.payload else { throw .unsupportedMethod(request.method.rawValue) }
+        guard case .personalMessage(_, let digest) = request.payload else {
+            throw .unsupportedMethod(request.method.rawValue)
+        }
         return .signature(key.sign(prehash: digest))
     }
 }

@@ -40,7 +40,9 @@ struct PolicyTests {
             try await dispatcher.sign(actions: actions)
         }
         #expect(
-            error == DispatchError(index: index, method: actions[index].method, kind: .policyViolation(policy: policy, reason: reason)),
+            error
+                == DispatchError(
+                    index: index, method: actions[index].method, kind: .policyViolation(policy: policy, reason: reason)),
             sourceLocation: sourceLocation)
         #expect(
             error?.description == "action[\(index)] (\(actions[index].method)): refused by policy \(policy): \(reason)",
@@ -56,7 +58,8 @@ struct PolicyTests {
             Actions.personal("a", gamma.address), Actions.personal("b", gamma.address, chain: TestChains.mainnet),
             Actions.personal("c", gamma.address, chain: TestChains.optimism),
         ]
-        await expectRefusal(dispatcher, counter, actions, index: 2, policy: "AllowedChains", reason: "chain eip155:10 is not allowed")
+        await expectRefusal(
+            dispatcher, counter, actions, index: 2, policy: "AllowedChains", reason: "chain eip155:10 is not allowed")
         _ = try await dispatcher.sign(actions: Array(actions.prefix(2)))
         #expect(counter.calls == 2)
     }
@@ -67,7 +70,8 @@ struct PolicyTests {
         let dispatcher = try dispatcher(counter: counter) { AllowedMethods([.personalSign, .signTypedDataV4]) }
         let actions = [Actions.typedData(gamma.address), Actions.personal("a", gamma.address), transfer("0x1")]
         await expectRefusal(
-            dispatcher, counter, actions, index: 2, policy: "AllowedMethods", reason: "method eth_signTransaction is not allowed")
+            dispatcher, counter, actions, index: 2, policy: "AllowedMethods",
+            reason: "method eth_signTransaction is not allowed")
     }
 
     @Test("NativeValueCap: the cap itself passes, one wei more is refused; messages carry no value")
@@ -92,9 +96,12 @@ struct PolicyTests {
                     ? .fail(reason: "gamma signs only messages") : .pass
             }
         }
-        let actions = [Actions.typedData(alpha.address), Actions.personal("ok", gamma.address), Actions.typedData(gamma.address)]
+        let actions = [
+            Actions.typedData(alpha.address), Actions.personal("ok", gamma.address), Actions.typedData(gamma.address),
+        ]
         await expectRefusal(
-            dispatcher, counter, actions, index: 2, policy: "no typed data for gamma", reason: "gamma signs only messages")
+            dispatcher, counter, actions, index: 2, policy: "no typed data for gamma",
+            reason: "gamma signs only messages")
         _ = try await dispatcher.sign(actions: Array(actions.prefix(2)))
         #expect(counter.calls == 1)
     }
@@ -113,14 +120,16 @@ struct PolicyTests {
             for word in blockedWords {
                 PolicyRule("no '\(word)'") { request in
                     guard case .personalMessage(let bytes, _) = request.payload else { return .pass }
-                    return String(decoding: bytes, as: UTF8.self).contains(word) ? .fail(reason: "message mentions \(word)") : .pass
+                    return String(decoding: bytes, as: UTF8.self).contains(word)
+                        ? .fail(reason: "message mentions \(word)") : .pass
                 }
             }
         }
         let big = transfer("1000000000000000000")
         if strict {
             await expectRefusal(
-                dispatcher, counter, [Actions.personal("hello", gamma.address), big], index: 1, policy: "NativeValueCap",
+                dispatcher, counter, [Actions.personal("hello", gamma.address), big], index: 1,
+                policy: "NativeValueCap",
                 reason: "value 1000000000000000000 wei exceeds the cap of \(Self.cap) wei")
         } else {
             let signed = try await dispatcher.sign(actions: [Actions.personal("hello", gamma.address), big])
@@ -129,7 +138,9 @@ struct PolicyTests {
         }
         let calls = counter.calls
         let error = await #expect(throws: DispatchError.self) {
-            try await dispatcher.sign(actions: [Actions.personal("fine", gamma.address), Actions.personal("please approve all", gamma.address)])
+            try await dispatcher.sign(actions: [
+                Actions.personal("fine", gamma.address), Actions.personal("please approve all", gamma.address),
+            ])
         }
         #expect(error?.kind == .policyViolation(policy: "no 'approve all'", reason: "message mentions approve all"))
         #expect(error?.index == 1)
@@ -148,21 +159,26 @@ struct PolicyTests {
         }
         #expect(error?.kind == .unknownAccount(stranger))
         await expectRefusal(
-            dispatcher, counter, [Actions.personal("x", gamma.address)], index: 0, policy: "refuse everything", reason: "no")
+            dispatcher, counter, [Actions.personal("x", gamma.address)], index: 0, policy: "refuse everything",
+            reason: "no")
     }
 
     @Test("A custom ActionPolicy type gets its type name by default")
     func customPolicyType() async throws {
         struct OnlyMainnetTypedData: ActionPolicy {
             func evaluate(_ request: ResolvedRequest) -> PolicyDecision {
-                request.method != .signTypedDataV4 || request.chainId == UInt256(1) ? .pass : .fail(reason: "typed data off mainnet")
+                request.method != .signTypedDataV4 || request.chainId == UInt256(1)
+                    ? .pass : .fail(reason: "typed data off mainnet")
             }
         }
         let counter = CallCounter()
         let dispatcher = try dispatcher(counter: counter) { OnlyMainnetTypedData() }
         await expectRefusal(
             dispatcher, counter,
-            [Actions.typedData(gamma.address), Actions.typedData(gamma.address, chain: TestChains.base, chainIdJSON: "8453")],
+            [
+                Actions.typedData(gamma.address),
+                Actions.typedData(gamma.address, chain: TestChains.base, chainIdJSON: "8453"),
+            ],
             index: 1, policy: "OnlyMainnetTypedData", reason: "typed data off mainnet")
     }
 }

@@ -1,10 +1,15 @@
 // The code between BEGIN README and END README is the README's "Register your own backend" example
 // (docs/examples/register-your-own-backend.swift holds the same text); the tests below run it.
 
+import EVMTestSupport
 // BEGIN README
 import EthereumPrimitives
+import Foundation
+import Secp256k1
 import SignerKit
 import SoftwareSigner
+import Synchronization
+import Testing
 
 /// Requests waiting for a person (a UI, a chat bot, a second device) to approve or reject them.
 actor ApprovalQueue {
@@ -85,12 +90,6 @@ func signWithApproval(
 }
 // END README
 
-import EVMTestSupport
-import Foundation
-import Secp256k1
-import Synchronization
-import Testing
-
 /// Runs the README's custom-backend example.
 @Suite("README: register your own backend")
 struct RegisterYourOwnBackendTests {
@@ -108,7 +107,8 @@ struct RegisterYourOwnBackendTests {
             return true
         }
         #expect(results.count == 3)
-        try expectSignature(results[0], by: key.address, over: PersonalMessage.digest(Array("log in to example.org".utf8)))
+        try expectSignature(
+            results[0], by: key.address, over: PersonalMessage.digest(Array("log in to example.org".utf8)))
         try expectSignature(results[1], by: key.address, over: try Bytes32(hex: MailExample.digestOnChain1))
         try expectSignature(results[2], by: key.address, over: PersonalMessage.digest(Array("hello".utf8)))
         let summaries = asked.withLock { $0 }.sorted()
@@ -168,7 +168,8 @@ struct RegisterYourOwnBackendTests {
         let end = try #require(source.range(of: "// END README\n"))
         let block = String(source[begin.upperBound..<end.lowerBound])
         let docs = LocalEVM.repoRoot.appendingPathComponent("docs/examples/register-your-own-backend.swift")
-        #expect(try String(contentsOf: docs, encoding: .utf8) == block, "regenerate the docs copy from the README block")
+        #expect(
+            try String(contentsOf: docs, encoding: .utf8) == block, "regenerate the docs copy from the README block")
     }
 
     @Test("A wait cancelled by the dispatcher (another action failed) counts as a rejection")
@@ -181,7 +182,9 @@ struct RegisterYourOwnBackendTests {
         try dispatcher.register(RejectingBackend(account: other.address, counter: CallCounter()))
         // Nobody answers the queue; the rejecting backend fails, which cancels the waiting approval.
         let error = await #expect(throws: DispatchError.self) {
-            try await dispatcher.sign(actions: [Actions.personal("waits", key.address), Actions.personal("no", other.address)])
+            try await dispatcher.sign(actions: [
+                Actions.personal("waits", key.address), Actions.personal("no", other.address),
+            ])
         }
         #expect(error?.index == 1)
     }

@@ -21,10 +21,12 @@ struct RegistrationTests {
         // beta: its key only on Base.
         try dispatcher.register(SoftwareKeySigner(privateKey: betaKey), chains: [TestChains.base])
 
-        #expect(dispatcher.backend(for: alpha.address, chain: TestChains.mainnet, method: .signTypedDataV4)?.name
-            == "PrehashBackend(SoftwareKeySigner)")
-        #expect(dispatcher.backend(for: alpha.address, chain: TestChains.mainnet, method: .personalSign)?.name
-            == "ClaimRouted")
+        #expect(
+            dispatcher.backend(for: alpha.address, chain: TestChains.mainnet, method: .signTypedDataV4)?.name
+                == "PrehashBackend(SoftwareKeySigner)")
+        #expect(
+            dispatcher.backend(for: alpha.address, chain: TestChains.mainnet, method: .personalSign)?.name
+                == "ClaimRouted")
         #expect(dispatcher.backend(for: alpha.address, chain: TestChains.base, method: .signTransaction) == nil)
         #expect(dispatcher.backend(for: betaKey.address, chain: TestChains.base, method: .personalSign) != nil)
         #expect(dispatcher.backend(for: betaKey.address, chain: TestChains.optimism, method: .personalSign) == nil)
@@ -39,8 +41,10 @@ struct RegistrationTests {
         #expect(counter.calls == 2)
         #expect(Set(counter.indices) == [1, 3])
         try expectSignature(signed.results[0], by: alpha.address, over: try MailExample.digest())
-        try expectSignature(signed.results[1], by: alpha.address, over: PersonalMessage.digest(Array("to the counting backend".utf8)))
-        try expectSignature(signed.results[2], by: betaKey.address, over: PersonalMessage.digest(Array("beta on base".utf8)))
+        try expectSignature(
+            signed.results[1], by: alpha.address, over: PersonalMessage.digest(Array("to the counting backend".utf8)))
+        try expectSignature(
+            signed.results[2], by: betaKey.address, over: PersonalMessage.digest(Array("beta on base".utf8)))
         try expectSignature(signed.results[3], by: alpha.address, over: PersonalMessage.digest(Array("again".utf8)))
     }
 
@@ -52,10 +56,14 @@ struct RegistrationTests {
         try dispatcher.register(alpha, chains: [TestChains.base], methods: [.personalSign])
 
         let stranger = await #expect(throws: DispatchError.self) {
-            try await dispatcher.sign(actions: [Actions.personal("hi", alpha.address), Actions.personal("hi", beta.address)])
+            try await dispatcher.sign(actions: [
+                Actions.personal("hi", alpha.address), Actions.personal("hi", beta.address),
+            ])
         }
         #expect(stranger == DispatchError(index: 1, method: "personal_sign", kind: .unknownAccount(beta.address)))
-        #expect(stranger?.description == "action[1] (personal_sign): no backend registered for account \(beta.address.checksummed)")
+        #expect(
+            stranger?.description
+                == "action[1] (personal_sign): no backend registered for account \(beta.address.checksummed)")
 
         let otherChain = await #expect(throws: DispatchError.self) {
             try await dispatcher.sign(actions: [Actions.personal("hi", alpha.address, chain: TestChains.optimism)])
@@ -63,7 +71,9 @@ struct RegistrationTests {
         #expect(otherChain?.kind == .unknownAccount(alpha.address))
 
         let otherMethod = await #expect(throws: DispatchError.self) {
-            try await dispatcher.sign(actions: [Actions.typedData(alpha.address, chain: TestChains.base, chainIdJSON: "8453")])
+            try await dispatcher.sign(actions: [
+                Actions.typedData(alpha.address, chain: TestChains.base, chainIdJSON: "8453")
+            ])
         }
         #expect(otherMethod?.kind == .unknownAccount(alpha.address))
     }
@@ -74,14 +84,19 @@ struct RegistrationTests {
             (nil, nil, Set(RpcMethod.allCases), Set(RpcMethod.allCases)),
             ([TestChains.base], nil, [.personalSign], [.personalSign, .signTypedDataV4]),
             (nil, [TestChains.optimism], [.signTransaction], [.signTransaction]),
-            ([TestChains.base, TestChains.optimism], [TestChains.optimism], [.personalSign, .sendTransaction], [.sendTransaction]),
+            (
+                [TestChains.base, TestChains.optimism], [TestChains.optimism], [.personalSign, .sendTransaction],
+                [.sendTransaction]
+            ),
         ] as [(Set<ChainID>?, Set<ChainID>?, Set<RpcMethod>, Set<RpcMethod>)])
     func overlappingClaims(
-        firstChains: Set<ChainID>?, secondChains: Set<ChainID>?, firstMethods: Set<RpcMethod>, secondMethods: Set<RpcMethod>
+        firstChains: Set<ChainID>?, secondChains: Set<ChainID>?, firstMethods: Set<RpcMethod>,
+        secondMethods: Set<RpcMethod>
     ) throws {
         let account = try TestKeys.key(TestKeys.alphaHex).address
         let dispatcher = RpcDispatcher()
-        try dispatcher.register(ClaimOnlyBackend(name: "first", accounts: [account], methods: firstMethods, chains: firstChains))
+        try dispatcher.register(
+            ClaimOnlyBackend(name: "first", accounts: [account], methods: firstMethods, chains: firstChains))
         let error = #expect(throws: RegistrationError.self) {
             try dispatcher.register(
                 ClaimOnlyBackend(name: "second", accounts: [account], methods: secondMethods, chains: secondChains))
@@ -110,9 +125,13 @@ struct RegistrationTests {
                 inner: CountingBackend(key: alpha.privateKey, counter: counter), methods: Set(RpcMethod.allCases),
                 chains: [TestChains.optimism, TestChains.mainnet]))
         try dispatcher.register(
-            ClaimOnlyBackend(name: "typed-only on Ronin", accounts: [alpha.address], methods: [.signTypedDataV4], chains: [TestChains.roninSaigon]))
+            ClaimOnlyBackend(
+                name: "typed-only on Ronin", accounts: [alpha.address], methods: [.signTypedDataV4],
+                chains: [TestChains.roninSaigon]))
         try dispatcher.register(
-            ClaimOnlyBackend(name: "messages on Ronin", accounts: [alpha.address], methods: [.personalSign], chains: [TestChains.roninSaigon]))
+            ClaimOnlyBackend(
+                name: "messages on Ronin", accounts: [alpha.address], methods: [.personalSign],
+                chains: [TestChains.roninSaigon]))
 
         let signed = try await dispatcher.sign(actions: [
             Actions.personal("base", alpha.address, chain: TestChains.base),
@@ -121,7 +140,9 @@ struct RegistrationTests {
         #expect(counter.indices == [1])
         try expectSignature(signed.results[0], by: alpha.address, over: PersonalMessage.digest(Array("base".utf8)))
         try expectSignature(signed.results[1], by: alpha.address, over: PersonalMessage.digest(Array("optimism".utf8)))
-        #expect(dispatcher.backend(for: alpha.address, chain: TestChains.roninSaigon, method: .personalSign)?.name == "messages on Ronin")
+        #expect(
+            dispatcher.backend(for: alpha.address, chain: TestChains.roninSaigon, method: .personalSign)?.name
+                == "messages on Ronin")
     }
 
     @Test("A clash on one account registers none of the backend's accounts; empty claims are refused")
@@ -129,14 +150,17 @@ struct RegistrationTests {
         let alpha = try TestKeys.key(TestKeys.alphaHex).address
         let beta = try TestKeys.key(TestKeys.betaHex).address
         let dispatcher = RpcDispatcher()
-        try dispatcher.register(ClaimOnlyBackend(name: "alpha", accounts: [alpha], methods: [.personalSign], chains: nil))
+        try dispatcher.register(
+            ClaimOnlyBackend(name: "alpha", accounts: [alpha], methods: [.personalSign], chains: nil))
         #expect(throws: RegistrationError.accountAlreadyClaimed(alpha, by: "alpha")) {
-            try dispatcher.register(ClaimOnlyBackend(name: "both", accounts: [beta, alpha], methods: [.personalSign], chains: nil))
+            try dispatcher.register(
+                ClaimOnlyBackend(name: "both", accounts: [beta, alpha], methods: [.personalSign], chains: nil))
         }
         #expect(dispatcher.backend(for: beta, chain: TestChains.base, method: .personalSign) == nil)
 
         #expect(throws: RegistrationError.emptyClaim("nobody")) {
-            try dispatcher.register(ClaimOnlyBackend(name: "nobody", accounts: [], methods: [.personalSign], chains: nil))
+            try dispatcher.register(
+                ClaimOnlyBackend(name: "nobody", accounts: [], methods: [.personalSign], chains: nil))
         }
         #expect(throws: RegistrationError.emptyClaim("nothing")) {
             try dispatcher.register(ClaimOnlyBackend(name: "nothing", accounts: [beta], methods: [], chains: nil))
@@ -152,5 +176,7 @@ struct ClaimRouted<Inner: WalletRpcSigner>: WalletRpcSigner {
     var name: String { "ClaimRouted" }
     var accounts: [Address] { inner.accounts }
 
-    func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult { try await inner.handle(request) }
+    func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
+        try await inner.handle(request)
+    }
 }

@@ -31,12 +31,14 @@ struct SendTransactionTests {
         /// `eth_sendTransaction` with `fields` added to `from` (this key).
         func send(_ fields: String) -> WalletRpcAction {
             WalletRpcAction(
-                chainId: chain, method: .sendTransaction, params: #"[{"from":"\#(key.address.lowercased)",\#(fields)}]"#)
+                chainId: chain, method: .sendTransaction, params: #"[{"from":"\#(key.address.lowercased)",\#(fields)}]"#
+            )
         }
 
         /// A member of a transaction object as the node reports it, read as a quantity.
         func quantity(_ object: JSONObject, _ member: String) throws -> UInt256 {
-            let text = try #require(object[member]?.stringValue, "\(member) missing in \(JSONValue.object(object).serialized)")
+            let text = try #require(
+                object[member]?.stringValue, "\(member) missing in \(JSONValue.object(object).serialized)")
             return try UInt256(text: text)
         }
     }
@@ -66,7 +68,8 @@ struct SendTransactionTests {
             #expect(signed.results[0].count == 66)
             hashes.append(hash)
 
-            let receipt = try await setup.client.waitForReceipt(hash, timeout: .seconds(20), pollInterval: .milliseconds(100))
+            let receipt = try await setup.client.waitForReceipt(
+                hash, timeout: .seconds(20), pollInterval: .milliseconds(100))
             #expect(receipt.succeeded)
             #expect(receipt.transactionHash == hash)
             #expect(receipt.from == setup.key.address)
@@ -78,7 +81,9 @@ struct SendTransactionTests {
             #expect(try setup.quantity(transaction, "nonce") == expectedNonce)
             #expect(try setup.quantity(transaction, "value") == expectedValue)
             #expect(try setup.quantity(transaction, "type") == UInt256(2), "EIP-1559 when the node has a base fee")
-            #expect(try setup.quantity(transaction, "maxPriorityFeePerGas") == (try await setup.client.maxPriorityFeePerGas()))
+            #expect(
+                try setup.quantity(transaction, "maxPriorityFeePerGas")
+                    == (try await setup.client.maxPriorityFeePerGas()))
             #expect(try setup.quantity(transaction, "gas") == UInt256(21_000))
         }
         #expect(hashes[0] != hashes[1])
@@ -88,7 +93,8 @@ struct SendTransactionTests {
         #expect(balance == .string((try UInt256(text: "0x2386f26fc10000")).adding(UInt256(12_345))!.hexQuantity))
     }
 
-    @Test("Explicit legacy gasPrice keeps the legacy type; eth_signTransaction fills from the node without broadcasting")
+    @Test(
+        "Explicit legacy gasPrice keeps the legacy type; eth_signTransaction fills from the node without broadcasting")
     func legacyAndSignOnly() async throws {
         let setup = try await Setup.start()
         defer { setup.evm.stop() }
@@ -117,7 +123,8 @@ struct SendTransactionTests {
         #expect(try await setup.client.transactionCount(of: setup.key.address) == UInt256(1))
         let sent = try await setup.client.sendRawTransaction(decoded.rawTransaction)
         #expect(sent == decoded.hash)
-        let receipt = try await setup.client.waitForReceipt(sent, timeout: .seconds(20), pollInterval: .milliseconds(100))
+        let receipt = try await setup.client.waitForReceipt(
+            sent, timeout: .seconds(20), pollInterval: .milliseconds(100))
         #expect(receipt.from == setup.key.address)
     }
 
@@ -126,11 +133,13 @@ struct SendTransactionTests {
         let setup = try await Setup.start()
         defer { setup.evm.stop() }
         let recipients = (0..<3).map { _ in PrivateKey.generate().address }
-        let sends = recipients.enumerated().map { i, to in setup.send(#""to":"\#(to.lowercased)","value":"\#(i + 1)""#) }
+        let sends = recipients.enumerated().map { i, to in setup.send(#""to":"\#(to.lowercased)","value":"\#(i + 1)""#)
+        }
         let signed = try await setup.dispatcher.sign(actions: sends)
         for (i, result) in signed.results.enumerated() {
             let hash = try Bytes32(hex: result)
-            let receipt = try await setup.client.waitForReceipt(hash, timeout: .seconds(20), pollInterval: .milliseconds(100))
+            let receipt = try await setup.client.waitForReceipt(
+                hash, timeout: .seconds(20), pollInterval: .milliseconds(100))
             #expect(receipt.succeeded)
             #expect(receipt.to == recipients[i])
             let mined = try #require(try await setup.client.transactionByHash(hash))
@@ -149,7 +158,9 @@ struct SendTransactionTests {
         #expect(nonces == [UInt256(3), UInt256(4), UInt256(5)])
     }
 
-    @Test("A failing action cancels in-flight node work without hanging, and later sends still work", .timeLimit(.minutes(2)))
+    @Test(
+        "A failing action cancels in-flight node work without hanging, and later sends still work",
+        .timeLimit(.minutes(2)))
     func cancellationDuringNodeCalls() async throws {
         let setup = try await Setup.start()
         defer { setup.evm.stop() }
@@ -163,7 +174,9 @@ struct SendTransactionTests {
             #expect(error?.index == round % 4)
         }
         // Whatever was broadcast before the cancellation, the next send fills a valid nonce and is mined.
-        let signed = try await setup.dispatcher.sign(actions: [setup.send(#""to":"\#(recipient.lowercased)","value":"0x2""#)])
+        let signed = try await setup.dispatcher.sign(actions: [
+            setup.send(#""to":"\#(recipient.lowercased)","value":"0x2""#)
+        ])
         let receipt = try await setup.client.waitForReceipt(
             try Bytes32(hex: signed.results[0]), timeout: .seconds(20), pollInterval: .milliseconds(100))
         #expect(receipt.succeeded)
@@ -195,7 +208,9 @@ struct SendTransactionTests {
         }
         let fill = setup.send(#""to":"\#(recipient.lowercased)","value":"\#(tooMuch)""#)
         let fillError = await #expect(throws: DispatchError.self) {
-            try await setup.dispatcher.sign(actions: [Actions.personal("hello", setup.key.address, chain: setup.chain), fill])
+            try await setup.dispatcher.sign(actions: [
+                Actions.personal("hello", setup.key.address, chain: setup.chain), fill,
+            ])
         }
         #expect(fillError?.index == 1)
         #expect(fillError?.method == "eth_sendTransaction")
@@ -204,19 +219,25 @@ struct SendTransactionTests {
 
         // Transactions of one account run in action order: after the first one fails, the second is not sent.
         let laneError = await #expect(throws: DispatchError.self) {
-            try await setup.dispatcher.sign(actions: [fill, setup.send(#""to":"\#(recipient.lowercased)","value":"0x1""#)])
+            try await setup.dispatcher.sign(actions: [
+                fill, setup.send(#""to":"\#(recipient.lowercased)","value":"0x1""#),
+            ])
         }
         #expect(laneError?.index == 0)
         #expect(try await setup.client.transactionCount(of: setup.key.address) == .zero)
 
         // Broadcast: with gas given, nothing is estimated and eth_sendRawTransaction is refused.
         let broadcast = setup.send(#""to":"\#(recipient.lowercased)","value":"\#(tooMuch)","gas":"0x5208""#)
-        let sendError = await #expect(throws: DispatchError.self) { try await setup.dispatcher.sign(actions: [broadcast]) }
+        let sendError = await #expect(throws: DispatchError.self) {
+            try await setup.dispatcher.sign(actions: [broadcast])
+        }
         guard case .backend(.backendFailure(let text))? = sendError?.kind else {
             Issue.record("expected a backend failure, got \(String(describing: sendError))")
             return
         }
         #expect(text.hasPrefix("eth_sendRawTransaction: node error -32000: "), "\(text)")
-        #expect(sendError?.description.hasPrefix("action[0] (eth_sendTransaction): backend failure: eth_sendRawTransaction: node error -32000") == true)
+        #expect(
+            sendError?.description.hasPrefix(
+                "action[0] (eth_sendTransaction): backend failure: eth_sendRawTransaction: node error -32000") == true)
     }
 }

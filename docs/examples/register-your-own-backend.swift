@@ -1,6 +1,10 @@
 import EthereumPrimitives
+import Foundation
+import Secp256k1
 import SignerKit
 import SoftwareSigner
+import Synchronization
+import Testing
 
 /// Requests waiting for a person (a UI, a chat bot, a second device) to approve or reject them.
 actor ApprovalQueue {

@@ -32,7 +32,9 @@ public struct SignedMagnitude: Sendable, Equatable {
     public init(text: some StringProtocol) throws(IntegerTextError) {
         var owned = String(text)
         let result: Result<SignedMagnitude, IntegerTextError> = owned.withUTF8 { buffer in
-            do throws(IntegerTextError) { return .success(try SignedMagnitude(utf8: buffer)) } catch { return .failure(error) }
+            do throws(IntegerTextError) { return .success(try SignedMagnitude(utf8: buffer)) } catch {
+                return .failure(error)
+            }
         }
         self = try result.get()
     }
@@ -54,7 +56,9 @@ public struct SignedMagnitude: Sendable, Equatable {
             guard i < utf8.count else { throw .notAnInteger(String(decoding: utf8, as: UTF8.self)) }
             while i < utf8.count {
                 guard let n = Hex.nibble(utf8[i]) else { throw .notAnInteger(String(decoding: utf8, as: UTF8.self)) }
-                guard value.limbs.3 >> 60 == 0 else { throw .outOfRange(String(decoding: utf8, as: UTF8.self), type: "uint256") }
+                guard value.limbs.3 >> 60 == 0 else {
+                    throw .outOfRange(String(decoding: utf8, as: UTF8.self), type: "uint256")
+                }
                 value.limbs = (
                     value.limbs.0 << 4 | UInt64(n), value.limbs.1 << 4 | value.limbs.0 >> 60,
                     value.limbs.2 << 4 | value.limbs.1 >> 60, value.limbs.3 << 4 | value.limbs.2 >> 60

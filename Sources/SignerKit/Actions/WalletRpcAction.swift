@@ -41,7 +41,9 @@ public struct WalletRpcAction: Sendable, Hashable, CustomStringConvertible {
             guard type.stringValue == "walletRpc" else {
                 throw .init(field: "type", problem: "expected \"walletRpc\", got \(type.serialized)")
             }
-            guard case .object(let o)? = object["data"] else { throw .init(field: "data", problem: "expected an object") }
+            guard case .object(let o)? = object["data"] else {
+                throw .init(field: "data", problem: "expected an object")
+            }
             object = o
         }
         guard let chainValue = object["chainId"] ?? object["chain_id"] else {
@@ -70,7 +72,9 @@ public struct WalletRpcAction: Sendable, Hashable, CustomStringConvertible {
     public static func list(jsonText: String) throws(ActionFormatError) -> [WalletRpcAction] {
         let value: JSONValue
         do { value = try JSONValue(parsing: jsonText) } catch { throw .init(field: "", problem: "\(error)") }
-        guard case .array(let elements) = value else { throw .init(field: "", problem: "expected a JSON array of actions") }
+        guard case .array(let elements) = value else {
+            throw .init(field: "", problem: "expected a JSON array of actions")
+        }
         var actions: [WalletRpcAction] = []
         for (i, element) in elements.enumerated() {
             do { actions.append(try WalletRpcAction(json: element)) } catch { throw error.at(index: i) }

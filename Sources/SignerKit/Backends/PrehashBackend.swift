@@ -54,7 +54,9 @@ public struct PrehashBackend: WalletRpcSigner {
             }
             let signed = try await key.signTransaction(transaction)
             guard request.method == .sendTransaction else { return .rawTransaction(signed.rawTransaction) }
-            guard let node else { throw .invalidRequest("eth_sendTransaction needs a node for \(request.action.chainId)") }
+            guard let node else {
+                throw .invalidRequest("eth_sendTransaction needs a node for \(request.action.chainId)")
+            }
             // Another action of the batch failed while this one was being filled and signed: do not broadcast.
             guard !Task.isCancelled else { throw .backendFailure("not broadcast: the batch was cancelled") }
             let raw = signed.rawTransaction
@@ -66,7 +68,10 @@ public struct PrehashBackend: WalletRpcSigner {
             }
             if let receiptTimeout {
                 _ = try await Self.shielded { () async throws(SignerError) -> TransactionReceipt in
-                    do { return try await node.waitForReceipt(hash, timeout: receiptTimeout, pollInterval: .milliseconds(200)) } catch {
+                    do {
+                        return try await node.waitForReceipt(
+                            hash, timeout: receiptTimeout, pollInterval: .milliseconds(200))
+                    } catch {
                         throw .backendFailure("\(error)")
                     }
                 }

@@ -11,7 +11,9 @@ enum TransactionFiller {
         guard !request.missingFields.isEmpty || feesOpen else { return request }
         guard let node else {
             if request.missingFields.isEmpty { return request }
-            throw .invalidRequest("transaction is missing \(request.missingFields.joined(separator: ", ")) and no node is configured to fill it")
+            throw .invalidRequest(
+                "transaction is missing \(request.missingFields.joined(separator: ", ")) and no node is configured to fill it"
+            )
         }
         do {
             if feesOpen, let baseFee = try await node.latestBaseFee() {

@@ -51,7 +51,8 @@ enum RequestResolver {
             if let domainChain, domainChain != chainId {
                 throw fail(
                     .chainMismatch(
-                        field: "domain.chainId", expected: action.chainId.description, actual: domainChain.decimalString))
+                        field: "domain.chainId", expected: action.chainId.description, actual: domainChain.decimalString
+                    ))
             }
             return ResolvedRequest(
                 index: index, action: action, method: method, chainId: chainId, account: account,
@@ -68,7 +69,8 @@ enum RequestResolver {
             if let txChain = request.chainId, txChain != chainId {
                 throw fail(
                     .chainMismatch(
-                        field: "transaction.chainId", expected: action.chainId.description, actual: txChain.decimalString))
+                        field: "transaction.chainId", expected: action.chainId.description,
+                        actual: txChain.decimalString))
             }
             // No type and no fee fields: the backend may choose EIP-1559 fees from the node.
             let feesOpen =

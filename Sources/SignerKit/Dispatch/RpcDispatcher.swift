@@ -117,7 +117,9 @@ public final class RpcDispatcher: Sendable {
                         let index = cursor.next.add(1, ordering: .relaxed).oldValue
                         guard index < actions.count else { break }
                         let result: Result<(ResolvedRequest, any WalletRpcSigner), DispatchError>
-                        do throws(DispatchError) { result = .success(try self.prepare(actions[index], index: index)) } catch {
+                        do throws(DispatchError) {
+                            result = .success(try self.prepare(actions[index], index: index))
+                        } catch {
                             result = .failure(error)
                         }
                         outcomes.append(ResolutionOutcome(index: index, result: result))
@@ -125,7 +127,8 @@ public final class RpcDispatcher: Sendable {
                     return outcomes
                 }
             }
-            var slots = [Result<(ResolvedRequest, any WalletRpcSigner), DispatchError>?](repeating: nil, count: actions.count)
+            var slots = [Result<(ResolvedRequest, any WalletRpcSigner), DispatchError>?](
+                repeating: nil, count: actions.count)
             for await outcomes in group {
                 for outcome in outcomes { slots[outcome.index] = outcome.result }
             }
@@ -143,7 +146,9 @@ public final class RpcDispatcher: Sendable {
         return prepared
     }
 
-    private func prepare(_ action: WalletRpcAction, index: Int) throws(DispatchError) -> (ResolvedRequest, any WalletRpcSigner) {
+    private func prepare(_ action: WalletRpcAction, index: Int) throws(DispatchError) -> (
+        ResolvedRequest, any WalletRpcSigner
+    ) {
         let request = try RequestResolver.resolve(action, index: index, node: nodes[action.chainId])
         guard let route = route(for: request.account, chain: action.chainId, method: request.method) else {
             throw DispatchError(index: index, method: action.method, kind: .unknownAccount(request.account))
@@ -153,7 +158,8 @@ public final class RpcDispatcher: Sendable {
         }
         for policy in policies {
             if case .fail(let reason) = policy.evaluate(request) {
-                throw DispatchError(index: index, method: action.method, kind: .policyViolation(policy: policy.name, reason: reason))
+                throw DispatchError(
+                    index: index, method: action.method, kind: .policyViolation(policy: policy.name, reason: reason))
             }
         }
         return (request, route.backend)
@@ -207,7 +213,9 @@ public final class RpcDispatcher: Sendable {
                 var filled: [ActionResult] = []
                 filled.reserveCapacity(slots.count)
                 for (index, slot) in slots.enumerated() {
-                    guard let slot else { return .failure(LaneFailure(index: index, error: .backendFailure("no result"))) }
+                    guard let slot else {
+                        return .failure(LaneFailure(index: index, error: .backendFailure("no result")))
+                    }
                     filled.append(slot)
                 }
                 return .success(filled)
@@ -271,7 +279,9 @@ public final class RpcDispatcher: Sendable {
     }
 
     /// Runs the lanes concurrently; results fill slots by index; the first failure cancels the rest.
-    private func execute(_ prepared: [(ResolvedRequest, any WalletRpcSigner)]) async throws(DispatchError) -> [ActionResult] {
+    private func execute(_ prepared: [(ResolvedRequest, any WalletRpcSigner)]) async throws(DispatchError)
+        -> [ActionResult]
+    {
         if prepared.count == 1, let (request, backend) = prepared.first {
             do { return [try await backend.handle(request)] } catch {
                 throw DispatchError(index: request.index, method: request.action.method, kind: .backend(error))
@@ -297,7 +307,8 @@ public final class RpcDispatcher: Sendable {
         switch outcome {
         case .success(let results): return results
         case .failure(let failure):
-            throw DispatchError(index: failure.index, method: prepared[failure.index].0.action.method, kind: .backend(failure.error))
+            throw DispatchError(
+                index: failure.index, method: prepared[failure.index].0.action.method, kind: .backend(failure.error))
         }
     }
 }

@@ -86,7 +86,8 @@ enum CLIHSM {
     /// Creates a store with the main and login tokens (and a P-256 key when pkcs11-tool exists).
     /// Loads no module in this process.
     static func makeStore() throws -> Store {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signerkit-cli-p11-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "signerkit-cli-p11-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         removeAtExit(directory.path)
         let pinFile = directory.appendingPathComponent("user.pin").path
@@ -99,7 +100,10 @@ enum CLIHSM {
         let script = repoRoot.appendingPathComponent("scripts/softhsm-token.sh").path
         let output = try run(
             "/bin/bash",
-            [script, "--dir", directory.path, "--pin-file", pinFile, "--module", modulePath, "--label", Label.main, "--label", Label.login],
+            [
+                script, "--dir", directory.path, "--pin-file", pinFile, "--module", modulePath, "--label", Label.main,
+                "--label", Label.login,
+            ],
             environment: [:])
         guard output.contains("export SOFTHSM2_CONF=") else {
             throw CLIHSMError(description: "softhsm-token.sh printed no SOFTHSM2_CONF line: \(output)")
@@ -117,13 +121,16 @@ enum CLIHSM {
             hasP256Key = true
         }
         return Store(
-            directory: directory, configuration: configuration, pinFile: pinFile, wrongPinFile: wrongPinFile, hasP256Key: hasP256Key)
+            directory: directory, configuration: configuration, pinFile: pinFile, wrongPinFile: wrongPinFile,
+            hasP256Key: hasP256Key)
     }
 
     /// The child process's store, with `SOFTHSM2_CONF` set in the process environment before any
     /// test can load the module (every in-process PKCS#11 test goes through here first).
     static func inProcessStore() throws -> Store {
-        guard isChild else { throw CLIHSMError(description: "the in-process PKCS#11 store is only made in the child test process") }
+        guard isChild else {
+            throw CLIHSMError(description: "the in-process PKCS#11 store is only made in the child test process")
+        }
         return try childStore.get()
     }
 

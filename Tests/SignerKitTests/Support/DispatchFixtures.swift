@@ -58,11 +58,14 @@ func jsonString(_ text: String) -> String { JSONValue.string(text).serialized }
 enum Actions {
     /// `eth_signTypedData_v4` with the typed data inline as an object: `[address, {…}]`.
     static func typedData(
-        _ account: Address, chain: ChainID = TestChains.mainnet, chainIdJSON: String? = "1", contents: String = "Hello, Bob!"
+        _ account: Address, chain: ChainID = TestChains.mainnet, chainIdJSON: String? = "1",
+        contents: String = "Hello, Bob!"
     ) -> WalletRpcAction {
         WalletRpcAction(
             chainId: chain, method: .signTypedDataV4,
-            params: "[\(jsonString(account.checksummed)),\(MailExample.json(chainIdJSON: chainIdJSON, contents: contents))]")
+            params:
+                "[\(jsonString(account.checksummed)),\(MailExample.json(chainIdJSON: chainIdJSON, contents: contents))]"
+        )
     }
 
     /// `eth_signTypedData_v4` with the typed data as a JSON string: `[address, "{…}"]` (what most dapps send).
@@ -86,11 +89,13 @@ enum Actions {
         chainId: String? = nil
     ) -> String {
         let chainMember = chainId.map { #","chainId":"\#($0)""# } ?? ""
-        return #"{"from":"\#(from.lowercased)","to":"\#(to.lowercased)","value":"\#(value)","nonce":"\#(nonce)","gas":"0x5208","gasPrice":"0x3b9aca00"\#(chainMember)}"#
+        return
+            #"{"from":"\#(from.lowercased)","to":"\#(to.lowercased)","value":"\#(value)","nonce":"\#(nonce)","gas":"0x5208","gasPrice":"0x3b9aca00"\#(chainMember)}"#
     }
 
     /// `eth_signTransaction` with `[tx]` (or the bare object when `bare`).
-    static func signTransaction(_ json: String, chain: ChainID = TestChains.base, bare: Bool = false) -> WalletRpcAction {
+    static func signTransaction(_ json: String, chain: ChainID = TestChains.base, bare: Bool = false) -> WalletRpcAction
+    {
         WalletRpcAction(chainId: chain, method: .signTransaction, params: bare ? json : "[\(json)]")
     }
 
@@ -104,10 +109,13 @@ func expectSignature(
 ) throws {
     let bytes = try Hex.decode(result)
     #expect(bytes.count == 65, "signature length", sourceLocation: sourceLocation)
-    #expect(bytes.last == 27 || bytes.last == 28, "v must be 27 or 28, got \(bytes.last ?? 0)", sourceLocation: sourceLocation)
+    #expect(
+        bytes.last == 27 || bytes.last == 28, "v must be 27 or 28, got \(bytes.last ?? 0)",
+        sourceLocation: sourceLocation)
     let signature = try RecoverableSignature(rsv: bytes)
     #expect(signature.isLowS, sourceLocation: sourceLocation)
-    #expect(try Secp256k1.recoverAddress(prehash: digest, signature: signature) == signer, sourceLocation: sourceLocation)
+    #expect(
+        try Secp256k1.recoverAddress(prehash: digest, signature: signature) == signer, sourceLocation: sourceLocation)
 }
 
 /// The digest the dispatcher must sign for a `personal_sign` message parameter, computed by hand:
