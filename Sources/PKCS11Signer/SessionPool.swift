@@ -175,9 +175,18 @@ final class SessionPool: Sendable {
 
     /// Runs `body` on the session's serial dispatch queue and returns its result; the caller is
     /// suspended meanwhile, no thread of Swift's cooperative pool is blocked.
+    ///
+    /// `body`, and everything it captured, is released on the queue *before* the caller resumes.
+    /// Otherwise the queue could drop a signer's last reference after its caller has moved on, and
+    /// the signer's deinit (which closes sessions) would run on the queue, racing whatever the
+    /// caller does next, such as exiting the process while the module tears itself down.
     func onQueue<T: Sendable>(_ session: PooledSession, _ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-            session.queue.async { continuation.resume(returning: body()) }
+        let work = QueuedWork(body)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            session.queue.async {
+                let result = work.run()
+                continuation.resume(returning: result)
+            }
         }
     }
 
@@ -311,5 +320,20 @@ final class PooledSession: @unchecked Sendable {
 
     init(handle: CK_SESSION_HANDLE) {
         self.handle = handle
+    }
+}
+
+/// A closure run once on a session queue and released as soon as it has run.
+private final class QueuedWork<T>: @unchecked Sendable {
+    // @unchecked Sendable: `body` is read and cleared once, by the one queue block that runs it.
+    private var body: (@Sendable () -> T)?
+
+    init(_ body: @escaping @Sendable () -> T) { self.body = body }
+
+    /// Runs the closure and drops it (with its captures) before returning the result.
+    func run() -> T {
+        guard let body else { preconditionFailure("QueuedWork runs once") }
+        self.body = nil
+        return body()
     }
 }
