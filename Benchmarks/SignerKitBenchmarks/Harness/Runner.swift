@@ -64,7 +64,7 @@ struct CaseMeasurements {
 
 /// Calibrates and warms up every case, then samples them in interleaved rounds.
 ///
-/// In every round each case is sampled right after a short sample of its own baseline, so a case and
+/// In every round each case is sampled right after a sample of its own baseline, so a case and
 /// its baseline are measured back to back and a burst of noise from the machine (another tenant, a
 /// frequency change) lands on both rather than skewing their ratio. `baselines[i]` is the index in
 /// `benchmarks` of case i's baseline.
@@ -78,7 +78,7 @@ func measureBenchmarks(_ benchmarks: [Benchmark], baselines: [Int?], settings: R
     let minimumPerRound = (settings.minimumSamples + rounds - 1) / rounds
     for _ in 0..<rounds {
         for (sampler, baseline) in zip(samplers, paired) {
-            baseline?.sample(budget: slice / 2, minimumSamples: minimumPerRound)
+            baseline?.sample(budget: slice, minimumSamples: minimumPerRound)
             sampler.sample(budget: slice, minimumSamples: minimumPerRound)
         }
     }
