@@ -307,23 +307,15 @@ public struct JSONElements: Sequence, Sendable {
 
     /// Iterates the elements.
     public struct Iterator: IteratorProtocol {
-        @usableFromInline let document: JSONDocument
-        @usableFromInline var position: Int
-        @usableFromInline var remaining: Int
+        @usableFromInline var cursor: SiblingCursor
 
         @usableFromInline init(document: JSONDocument, position: Int, remaining: Int) {
-            self.document = document
-            self.position = position
-            self.remaining = remaining
+            cursor = SiblingCursor(document: document, position: position, remaining: remaining, keyed: false)
         }
 
         /// The next element.
         @inlinable public mutating func next() -> JSONNode? {
-            guard remaining > 0 else { return nil }
-            remaining -= 1
-            let node = JSONNode(document: document, index: position)
-            position = Int(document.nodes[position].next)
-            return node
+            cursor.next().map { JSONNode(document: cursor.document, index: $0) }
         }
     }
 
@@ -348,29 +340,47 @@ public struct JSONMembers: Sequence, Sendable {
 
     /// Iterates the members.
     public struct Iterator: IteratorProtocol {
-        @usableFromInline let document: JSONDocument
-        @usableFromInline var position: Int
-        @usableFromInline var remaining: Int
+        @usableFromInline var cursor: SiblingCursor
 
         @usableFromInline init(document: JSONDocument, position: Int, remaining: Int) {
-            self.document = document
-            self.position = position
-            self.remaining = remaining
+            cursor = SiblingCursor(document: document, position: position, remaining: remaining, keyed: true)
         }
 
         /// The next member.
         @inlinable public mutating func next() -> (key: JSONNode, value: JSONNode)? {
-            guard remaining > 0 else { return nil }
-            remaining -= 1
-            let key = JSONNode(document: document, index: position)
-            let value = JSONNode(document: document, index: position + 1)
-            position = Int(document.nodes[position + 1].next)
-            return (key, value)
+            cursor.next().map {
+                (JSONNode(document: cursor.document, index: $0), JSONNode(document: cursor.document, index: $0 + 1))
+            }
         }
     }
 
     /// An iterator from the first member.
     @inlinable public func makeIterator() -> Iterator {
         Iterator(document: document, position: first, remaining: count)
+    }
+}
+
+/// Walks the children of one container: elements, or members (a key node followed by its value).
+@usableFromInline struct SiblingCursor {
+    @usableFromInline let document: JSONDocument
+    @usableFromInline var position: Int
+    @usableFromInline var remaining: Int
+    /// Members: each child is a key node and then its value's subtree.
+    @usableFromInline let keyed: Bool
+
+    @usableFromInline init(document: JSONDocument, position: Int, remaining: Int, keyed: Bool) {
+        self.document = document
+        self.position = position
+        self.remaining = remaining
+        self.keyed = keyed
+    }
+
+    /// The node index of the next child (its key, for members), or nil after the last.
+    @inlinable mutating func next() -> Int? {
+        guard remaining > 0 else { return nil }
+        remaining -= 1
+        let current = position
+        position = Int(document.nodes[keyed ? current + 1 : current].next)
+        return current
     }
 }
