@@ -4,13 +4,12 @@ import EthereumPrimitives
 /// Hashing many messages of one schema reuses it.
 public struct EIP712Schema: Sendable {
     /// The name EIP-712 reserves for the domain struct.
-    public static let domainTypeName = "EIP712Domain"
+    public static let domainTypeName = SchemaCompiler.domainTypeName.utf8Bytes.text
 
     /// Canonical domain fields in canonical order, with their types.
-    public static let canonicalDomainFields: [(name: String, type: String)] = [
-        ("name", "string"), ("version", "string"), ("chainId", "uint256"), ("verifyingContract", "address"),
-        ("salt", "bytes32"),
-    ]
+    public static let canonicalDomainFields: [(name: String, type: String)] = SchemaCompiler.canonicalDomain.map {
+        ($0.name.utf8Bytes.text, $0.type.utf8Bytes.text)
+    }
 
     typealias Span = SchemaArena.Span
 

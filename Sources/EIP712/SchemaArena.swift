@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The bytes of a compiled schema: struct names, then each struct's `encodeType` member list
 /// `Name(type name,…)` back to back. Every name and type string of the schema is a ``Span`` of it.
 ///
@@ -27,7 +35,7 @@ final class SchemaArena: @unchecked Sendable {
         UnsafeBufferPointer(start: base + Int(span.start), count: span.count)
     }
 
-    func text(_ span: Span) -> String { String(decoding: slice(span), as: UTF8.self) }
+    func text(_ span: Span) -> String { slice(span).text }
 
     /// True when `span` holds exactly `bytes`.
     @inline(__always) func equals(_ span: Span, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -37,27 +45,12 @@ final class SchemaArena: @unchecked Sendable {
     @inline(__always) static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         guard let x = a.baseAddress, let y = b.baseAddress else { return true }
-        var i = 0
-        while i + 8 <= a.count {
-            if UnsafeRawPointer(x + i).loadUnaligned(as: UInt64.self)
-                != UnsafeRawPointer(y + i).loadUnaligned(as: UInt64.self)
-            {
-                return false
-            }
-            i += 8
-        }
-        while i < a.count {
-            if x[i] != y[i] { return false }
-            i += 1
-        }
-        return true
+        return memcmp(x, y, a.count) == 0
     }
 
     /// Byte-wise (= code point) order of two slices.
     static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        let shared = min(a.count, b.count)
-        for i in 0..<shared where a[i] != b[i] { return a[i] < b[i] }
-        return a.count < b.count
+        a.lexicographicallyPrecedes(b)
     }
 
     /// Appends bytes to a growing buffer; ``finish()`` hands the buffer to a ``SchemaArena``.
@@ -105,11 +98,6 @@ final class SchemaArena: @unchecked Sendable {
             (base + count).initialize(from: base + Int(span.start), count: span.count)
             count += span.count
             return Span(start: Int32(start), end: Int32(count))
-        }
-
-        @discardableResult
-        mutating func append(_ literal: StaticString) -> Span {
-            append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         }
 
         @inline(__always) mutating func append(byte: UInt8) {

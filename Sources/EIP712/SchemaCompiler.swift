@@ -13,21 +13,19 @@ struct SchemaCompiler {
     private(set) var structs: [EIP712Schema.StructSpec] = []
     private(set) var arrays: [ArraySpec] = []
     private let document: JSONDocument
-    /// Per struct: the name span in the names area (segments are written later).
-    private var names: [Span] = []
     /// Canonical domain fields present in `domain`, when the domain type is derived (bit i = field i).
     private var derivedDomainMask = 0
     private var derivesDomain = false
 
-    static let nameKey = StaticBytes("name")
-    static let typeKey = StaticBytes("type")
-    static let domainTypeName = StaticBytes("EIP712Domain")
+    static let nameKey: StaticString = "name"
+    static let typeKey: StaticString = "type"
+    static let domainTypeName: StaticString = "EIP712Domain"
 
     /// Canonical domain fields in canonical order, as bytes.
-    static let canonicalDomain: [(name: StaticBytes, type: StaticBytes)] = [
-        (StaticBytes("name"), StaticBytes("string")), (StaticBytes("version"), StaticBytes("string")),
-        (StaticBytes("chainId"), StaticBytes("uint256")), (StaticBytes("verifyingContract"), StaticBytes("address")),
-        (StaticBytes("salt"), StaticBytes("bytes32")),
+    static let canonicalDomain: [(name: StaticString, type: StaticString)] = [
+        ("name", "string"), ("version", "string"),
+        ("chainId", "uint256"), ("verifyingContract", "address"),
+        ("salt", "bytes32"),
     ]
 
     init(document: JSONDocument, typesSourceLength: Int) {
@@ -45,7 +43,8 @@ struct SchemaCompiler {
         }
         let memberCount = document.count(at: types)
         structs.reserveCapacity(memberCount + 1)
-        var hasDomain = false
+        /// The declared `EIP712Domain`, if any.
+        var declaredDomain: Int?
         var key = types + 1
         for _ in 0..<memberCount {
             let bytes = document.unsafeUTF8(at: key)
@@ -55,13 +54,12 @@ struct SchemaCompiler {
                 let text = String(decoding: bytes, as: UTF8.self)
                 throw EIP712Error(.invalidType(text), at: [.key("types"), .key(text)])
             }
-            if SchemaArena.equal(bytes, Self.domainTypeName.buffer) { hasDomain = true }
+            if SchemaArena.equal(bytes, Self.domainTypeName.utf8Bytes) { declaredDomain = structs.count }
             let name = writer.append(bytes)
-            names.append(name)
             structs.append(EIP712Schema.StructSpec(name: name, segment: name, fields: 0..<0, typeHash: nil))
             key = document.next(after: key + 1)
         }
-        if !hasDomain, let domain {
+        if declaredDomain == nil, let domain {
             try deriveDomain(from: domain)
         }
         var fieldTotal = 0
@@ -77,13 +75,7 @@ struct SchemaCompiler {
             key = document.next(after: key + 1)
         }
         if derivesDomain { writeDerivedDomain(index: memberCount) }
-        if hasDomain,
-            let domainIndex = names.firstIndex(where: {
-                SchemaArena.equal(writer.slice($0), Self.domainTypeName.buffer)
-            })
-        {
-            try checkDomainDeclaration(domainIndex)
-        }
+        if let declaredDomain { try checkDomainDeclaration(declaredDomain) }
     }
 
     /// Frees the arena after a failed compile.
@@ -96,7 +88,7 @@ struct SchemaCompiler {
         var mask = 0
         for _ in 0..<domain.count {
             let bytes = document.unsafeUTF8(at: key)
-            guard let position = Self.canonicalDomain.firstIndex(where: { SchemaArena.equal($0.name.buffer, bytes) })
+            guard let position = Self.canonicalDomain.firstIndex(where: { SchemaArena.equal($0.name.utf8Bytes, bytes) })
             else {
                 let text = String(decoding: bytes, as: UTF8.self)
                 throw EIP712Error(.nonStandardDomainField(text), at: [.key("domain"), .key(text)])
@@ -106,8 +98,7 @@ struct SchemaCompiler {
         }
         derivedDomainMask = mask
         derivesDomain = true
-        let name = writer.append(Self.domainTypeName.buffer)
-        names.append(name)
+        let name = writer.append(Self.domainTypeName.utf8Bytes)
         structs.append(EIP712Schema.StructSpec(name: name, segment: name, fields: 0..<0, typeHash: nil))
     }
 
@@ -115,14 +106,14 @@ struct SchemaCompiler {
     private mutating func writeDerivedDomain(index: Int) {
         let first = fields.count
         let start = writer.count
-        writer.append(copyOf: names[index])
+        writer.append(copyOf: structs[index].name)
         writer.append(byte: UInt8(ascii: "("))
         for (position, field) in Self.canonicalDomain.enumerated() where derivedDomainMask & (1 << position) != 0 {
             if fields.count > first { writer.append(byte: UInt8(ascii: ",")) }
-            let typeName = writer.append(field.type.buffer)
+            let typeName = writer.append(field.type.utf8Bytes)
             writer.append(byte: UInt8(ascii: " "))
-            let name = writer.append(field.name.buffer)
-            let encoding = TypeGrammar.elementary(field.type.buffer) ?? .string
+            let name = writer.append(field.name.utf8Bytes)
+            let encoding = TypeGrammar.elementary(field.type.utf8Bytes) ?? .string
             fields.append(EIP712Schema.FieldSpec(name: name, typeName: typeName, encoding: encoding))
         }
         writer.append(byte: UInt8(ascii: ")"))
@@ -133,7 +124,7 @@ struct SchemaCompiler {
     private mutating func resolveFields(of index: Int, declaration list: Int) throws(EIP712Error) {
         // Paths are built only when something is wrong.
         func path(_ rest: PathSegment...) -> [PathSegment] {
-            [.key("types"), .key(writer.slice(names[index]).text)] + rest
+            [.key("types"), .key(writer.slice(structs[index].name).text)] + rest
         }
         func kindName(_ node: Int) -> String { JSONValue.kindName(of: document.kind(at: node)) }
         guard document.kind(at: list) == .array else {
@@ -141,7 +132,7 @@ struct SchemaCompiler {
         }
         let first = fields.count
         let start = writer.count
-        writer.append(copyOf: names[index])
+        writer.append(copyOf: structs[index].name)
         writer.append(byte: UInt8(ascii: "("))
         var entry = list + 1
         for i in 0..<document.count(at: list) {
@@ -187,19 +178,20 @@ struct SchemaCompiler {
         if document.count(at: entry) == 2 {
             let firstKey = entry + 1
             let secondKey = document.next(after: firstKey + 1)
-            if document.string(at: firstKey, equals: Self.nameKey.buffer)
-                && document.string(at: secondKey, equals: Self.typeKey.buffer)
+            if document.string(at: firstKey, equals: Self.nameKey.utf8Bytes)
+                && document.string(at: secondKey, equals: Self.typeKey.utf8Bytes)
             {
                 return (firstKey + 1, secondKey + 1)
             }
-            if document.string(at: firstKey, equals: Self.typeKey.buffer)
-                && document.string(at: secondKey, equals: Self.nameKey.buffer)
+            if document.string(at: firstKey, equals: Self.typeKey.utf8Bytes)
+                && document.string(at: secondKey, equals: Self.nameKey.utf8Bytes)
             {
                 return (secondKey + 1, firstKey + 1)
             }
         }
         return (
-            document.member(of: entry, utf8: Self.nameKey.buffer), document.member(of: entry, utf8: Self.typeKey.buffer)
+            document.member(of: entry, utf8: Self.nameKey.utf8Bytes),
+            document.member(of: entry, utf8: Self.typeKey.utf8Bytes)
         )
     }
 
@@ -208,7 +200,7 @@ struct SchemaCompiler {
         if let last = bytes.last, last != UInt8(ascii: "]") {
             // No array dimensions: the common case.
             if let elementary = TypeGrammar.elementary(bytes) { return elementary }
-            if let index = names.firstIndex(where: { SchemaArena.equal(writer.slice($0), bytes) }) {
+            if let index = structs.firstIndex(where: { SchemaArena.equal(writer.slice($0.name), bytes) }) {
                 return .structure(index)
             }
             throw EIP712Error(.undefinedType(bytes.text))
@@ -217,7 +209,7 @@ struct SchemaCompiler {
         var encoding: Encoding
         if let elementary = TypeGrammar.elementary(split.base) {
             encoding = elementary
-        } else if let index = names.firstIndex(where: { SchemaArena.equal(writer.slice($0), split.base) }) {
+        } else if let index = structs.firstIndex(where: { SchemaArena.equal(writer.slice($0.name), split.base) }) {
             encoding = .structure(index)
         } else {
             throw EIP712Error(.undefinedType(split.base.text))
@@ -232,8 +224,8 @@ struct SchemaCompiler {
     private func checkDomainDeclaration(_ index: Int) throws(EIP712Error) {
         for (i, field) in fields[structs[index].fields].enumerated() {
             let canonical = Self.canonicalDomain.contains { entry in
-                SchemaArena.equal(writer.slice(field.name), entry.name.buffer)
-                    && SchemaArena.equal(writer.slice(field.typeName), entry.type.buffer)
+                SchemaArena.equal(writer.slice(field.name), entry.name.utf8Bytes)
+                    && SchemaArena.equal(writer.slice(field.typeName), entry.type.utf8Bytes)
             }
             guard canonical else {
                 throw EIP712Error(
@@ -244,13 +236,9 @@ struct SchemaCompiler {
     }
 }
 
-/// A string literal's UTF-8, usable as a buffer without allocating.
-struct StaticBytes: Sendable {
-    let literal: StaticString
-    init(_ literal: StaticString) { self.literal = literal }
-    var buffer: UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
-    }
+extension StaticString {
+    /// The literal's UTF-8 as a buffer (no allocation).
+    var utf8Bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount) }
 }
 
 extension UnsafeBufferPointer<UInt8> {

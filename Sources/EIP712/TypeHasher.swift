@@ -70,16 +70,27 @@ enum TypeHasher {
         }
     }
 
+    /// Keccak-256 of the segments of `order` (an `encodeType` order) back to back.
+    static func hashSegments(
+        _ order: some Sequence<Int>, structs: [EIP712Schema.StructSpec], arena: UnsafeBufferPointer<UInt8>
+    ) -> Bytes32 {
+        var hasher = Keccak256.Hasher()
+        for structIndex in order {
+            let span = structs[structIndex].segment
+            hasher.update(
+                UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(arena)[Int(span.start)..<Int(span.end)]))
+        }
+        return hasher.finalize()
+    }
+
     /// `keccak256(encodeType(index))`.
     static func typeHash(
         _ index: Int, structs: [EIP712Schema.StructSpec], fields: [EIP712Schema.FieldSpec], arrays: [ArraySpec],
         arena: UnsafeBufferPointer<UInt8>
     ) -> Bytes32 {
-        var hasher = Keccak256.Hasher()
-        encodeType(index, structs: structs, fields: fields, arrays: arrays, arena: arena) {
-            hasher.update(UnsafeRawBufferPointer($0))
+        withEncodeTypeOrder(index, structs: structs, fields: fields, arrays: arrays, arena: arena) {
+            hashSegments($0, structs: structs, arena: arena)
         }
-        return hasher.finalize()
     }
 
     /// Computes the type hash of `roots` and of every struct their `encodeType` mentions.
@@ -91,7 +102,9 @@ enum TypeHasher {
             let reachable = withEncodeTypeOrder(root, structs: structs, fields: fields, arrays: arrays, arena: arena) {
                 Array($0)
             }
-            for index in reachable where structs[index].typeHash == nil {
+            // The root's own order is at hand; each dependency has its own (a subset, sorted again).
+            structs[root].typeHash = hashSegments(reachable, structs: structs, arena: arena)
+            for index in reachable.dropFirst() where structs[index].typeHash == nil {
                 structs[index].typeHash = typeHash(
                     index, structs: structs, fields: fields, arrays: arrays, arena: arena)
             }

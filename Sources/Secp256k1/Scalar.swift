@@ -21,37 +21,28 @@ struct Scalar: Equatable {
         self.l3 = l3
     }
 
+    /// The limbs of `value`.
+    @inline(__always) init(_ value: UInt256) {
+        self.init(value.limbs.0, value.limbs.1, value.limbs.2, value.limbs.3)
+    }
+
     static let zero = Scalar(0, 0, 0, 0)
     static let one = Scalar(1, 0, 0, 0)
 
     /// The group order n.
-    static let order = Scalar(
-        0xBFD2_5E8C_D036_4141, 0xBAAE_DCE6_AF48_A03B, 0xFFFF_FFFF_FFFF_FFFE, 0xFFFF_FFFF_FFFF_FFFF)
+    static let order = Scalar(Secp256k1Order.order)
 
     /// ⌊n/2⌋, the largest low s (EIP-2).
-    static let halfOrder = Scalar(
-        0xDFE9_2F46_681B_20A0, 0x5D57_6E73_57A4_501D, 0xFFFF_FFFF_FFFF_FFFF, 0x7FFF_FFFF_FFFF_FFFF)
+    static let halfOrder = Scalar(Secp256k1Order.halfOrder)
+
+    /// The same value as a ``UInt256``.
+    @inline(__always) var value: UInt256 { UInt256(limbs: (l0, l1, l2, l3)) }
 
     /// Reads a 32-byte big-endian word.
-    @inline(__always) init(_ word: Bytes32) {
-        self = word.withUnsafeBytes { raw in
-            Scalar(
-                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)),
-                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
-                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)))
-        }
-    }
+    @inline(__always) init(_ word: Bytes32) { self.init(UInt256(word: word)) }
 
     /// The value as a 32-byte big-endian word.
-    var word: Bytes32 {
-        Bytes32 { raw in
-            raw.storeBytes(of: l3.bigEndian, toByteOffset: 0, as: UInt64.self)
-            raw.storeBytes(of: l2.bigEndian, toByteOffset: 8, as: UInt64.self)
-            raw.storeBytes(of: l1.bigEndian, toByteOffset: 16, as: UInt64.self)
-            raw.storeBytes(of: l0.bigEndian, toByteOffset: 24, as: UInt64.self)
-        }
-    }
+    var word: Bytes32 { value.word }
 
     var isZero: Bool { (l0 | l1 | l2 | l3) == 0 }
 
@@ -63,12 +54,7 @@ struct Scalar: Equatable {
     @inline(__always) private var isEven: Bool { l0 & 1 == 0 }
 
     /// Unsigned comparison.
-    @inline(__always) static func < (lhs: Scalar, rhs: Scalar) -> Bool {
-        if lhs.l3 != rhs.l3 { return lhs.l3 < rhs.l3 }
-        if lhs.l2 != rhs.l2 { return lhs.l2 < rhs.l2 }
-        if lhs.l1 != rhs.l1 { return lhs.l1 < rhs.l1 }
-        return lhs.l0 < rhs.l0
-    }
+    @inline(__always) static func < (lhs: Scalar, rhs: Scalar) -> Bool { lhs.value < rhs.value }
 
     /// self + other (+ 1 when `carryIn`) modulo 2^256; returns the carry out.
     @inline(__always) @discardableResult
