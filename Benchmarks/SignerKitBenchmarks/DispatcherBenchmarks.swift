@@ -22,8 +22,6 @@ enum DispatcherCase {
     static let directBatchPerCore = "direct: 200 Ronin Orders, one task per core"
 }
 
-/// The fixed benchmark key (never use it for anything real).
-private let benchmarkKeyHex = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
 /// Actions in the batch cases.
 private let batchSize = 200
 
@@ -42,7 +40,7 @@ private let batchSize = 200
 func dispatcherBenchmarks() -> [Benchmark] {
     let fixture = loadRoninOrderFixture()
     let key: SoftwareKeySigner
-    do { key = try SoftwareKeySigner(hex: benchmarkKeyHex) } catch {
+    do { key = try SoftwareKeySigner(hex: BenchmarkFixtures.keyHex) } catch {
         fatalError("dispatcher benchmarks: bad benchmark key: \(error)")
     }
     let privateKey = key.privateKey
@@ -153,9 +151,9 @@ private func dispatch(_ actions: [WalletRpcAction], with dispatcher: RpcDispatch
 
 /// The Ronin Order typed data, as the file's text.
 private func loadRoninOrderFixture() -> String {
-    guard let url = Bundle.module.url(forResource: "ronin_order", withExtension: "json", subdirectory: "Fixtures"),
-        let text = try? String(contentsOf: url, encoding: .utf8)
-    else { fatalError("dispatcher benchmarks: Fixtures/ronin_order.json is missing from the bundle") }
+    guard let text = BenchmarkFixtures.roninOrderText else {
+        fatalError("dispatcher benchmarks: Fixtures/ronin_order.json is missing from the bundle")
+    }
     return text
 }
 

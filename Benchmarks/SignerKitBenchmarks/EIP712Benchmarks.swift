@@ -15,9 +15,6 @@ enum EIP712Case {
     static let personalSign = "personal_sign (32-byte message)"
 }
 
-/// The fixed benchmark key (not a secret: a well-known test key).
-private let benchmarkKeyHex = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-
 /// Permutations in the Ronin Order digest as the issue counts them (17 from text, 11 from a compiled schema).
 /// SignerKit's own count is lower where it caches more (e.g. 8 from a compiled schema); the perm-eq column
 /// shows the absolute cost either way.
@@ -25,18 +22,17 @@ private let orderPermutationsFromText = 17.0
 private let orderPermutationsCompiled = 11.0
 
 func eip712Benchmarks() -> [Benchmark] {
-    guard let url = Bundle.module.url(forResource: "ronin_order", withExtension: "json", subdirectory: "Fixtures"),
-        let text = try? String(contentsOf: url, encoding: .utf8),
+    guard let text = BenchmarkFixtures.roninOrderText,
         let parsed = try? TypedData(jsonText: text),
         let compiled = try? parsed.compile(),
-        let key = try? PrivateKey(hex: benchmarkKeyHex)
+        let key = try? PrivateKey(hex: BenchmarkFixtures.keyHex)
     else {
         print("eip712 benchmarks: fixture or key missing; skipped")
         return []
     }
     let reference = KeccakCase.referencePermutation
     let context = RawSecp256k1Context()
-    let keyBytes = (try? Hex.decode(benchmarkKeyHex)) ?? []
+    let keyBytes = (try? Hex.decode(BenchmarkFixtures.keyHex)) ?? []
     let message = [UInt8](repeating: 0x5A, count: 32)
     return [
         Benchmark(
@@ -100,9 +96,7 @@ func eip712Benchmarks() -> [Benchmark] {
 
 /// The Ronin Order digest must be the published one before anything is timed.
 let eip712SelfCheck = SelfCheck(name: "Ronin Order digest == 0x38859f04…320d") {
-    guard let url = Bundle.module.url(forResource: "ronin_order", withExtension: "json", subdirectory: "Fixtures"),
-        let text = try? String(contentsOf: url, encoding: .utf8)
-    else { return "ronin_order.json fixture missing" }
+    guard let text = BenchmarkFixtures.roninOrderText else { return "ronin_order.json fixture missing" }
     let expected = "0x38859f04b0793cec13bb31f84aa8663a99b48ea14c690e24574fabdd5643320d"
     guard let typed = try? TypedData(jsonText: text), let digest = try? typed.digest(),
         let compiled = try? typed.compile(), let fromCompiled = try? compiled.digest(message: typed.message)

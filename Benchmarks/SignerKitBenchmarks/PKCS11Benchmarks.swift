@@ -120,9 +120,6 @@ enum PKCS11Bench {
     static let keyLabel = "bench-vector-key"
     /// The throwaway user PIN.
     static let pin = "signerkit-bench-pin"
-    /// The vector key (a well-known test key; never fund it) and its address.
-    static let keyHex = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-    static let address = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
 
     /// Everything the cases use.
     struct Setup {
@@ -153,16 +150,18 @@ enum PKCS11Bench {
                 let recovered = [UInt8(0), 1].contains { id in
                     guard let candidate = try? RecoverableSignature(r: r, s: lowS, recoveryId: id) else { return false }
                     return (try? Secp256k1.recoverAddress(prehash: digest, signature: candidate))?.checksummed
-                        == address
+                        == BenchmarkFixtures.address
                 }
-                guard recovered else { return "the raw signature does not recover to \(address)" }
+                guard recovered else { return "the raw signature does not recover to \(BenchmarkFixtures.address)" }
             }
             for signer in [oneSessionSigner, twoSessionSigner, typedDataSigner] {
                 let result = blockOn { () async -> String? in
                     guard let signature = try? await signer.sign(prehash: digest) else { return "signer failed" }
                     return (try? Secp256k1.recoverAddress(prehash: digest, signature: signature))?.checksummed
                 }
-                guard result == address else { return "the signer's signature recovers to \(result ?? "nothing")" }
+                guard result == BenchmarkFixtures.address else {
+                    return "the signer's signature recovers to \(result ?? "nothing")"
+                }
             }
             return nil
         }
@@ -207,13 +206,12 @@ enum PKCS11Bench {
         setenv("SOFTHSM2_CONF", directory.appendingPathComponent("softhsm2.conf").path, 1)
         let token = try PKCS11Module.load(path: modulePath).token(.label(tokenLabel))
         try token.login(pin: .file(path: pinFile.path))
-        _ = try token.importPrivateKey(try PrivateKey(hex: keyHex), label: keyLabel)
+        _ = try token.importPrivateKey(try PrivateKey(hex: BenchmarkFixtures.keyHex), label: keyLabel)
 
-        guard let url = Bundle.module.url(forResource: "ronin_order", withExtension: "json", subdirectory: "Fixtures")
-        else {
+        guard let text = BenchmarkFixtures.roninOrderText else {
             throw SetupError("Fixtures/ronin_order.json is missing")
         }
-        let typedData = try TypedData(jsonText: String(contentsOf: url, encoding: .utf8))
+        let typedData = try TypedData(jsonText: text)
         let digest = try typedData.digest()
         return Setup(
             directory: directory, raw: try RawSigner(token: token, keyLabel: keyLabel, digest: digest),
