@@ -378,7 +378,7 @@ final class LocalPayCore: Sendable {
             return Self.error(400, "unknown_api_version", "unknown WCP-Version \(version)")
         }
         guard ensurePayment(paymentId) else {
-            return Self.error(404, "payment_not_found", "payment \(paymentId) not found")
+            return Self.notFound(paymentId)
         }
         switch endpoint {
         case .payment: return paymentInfo(paymentId)
@@ -417,6 +417,21 @@ final class LocalPayCore: Sendable {
         .json(
             status, JSONValue.object(JSONObject(["code": .string(code), "message": .string(message)])).serialized,
             headers: headers)
+    }
+
+    /// 404 `payment_not_found` for payment `id`.
+    static func notFound(_ id: String) -> LoopbackHTTPResponse {
+        error(404, "payment_not_found", "payment \(id) not found")
+    }
+
+    /// 410 `payment_expired` for payment `id`.
+    static func expired(_ id: String) -> LoopbackHTTPResponse {
+        error(410, "payment_expired", "payment \(id) expired")
+    }
+
+    /// A payment still waiting for confirmation whose time is up.
+    static func hasLapsed(_ payment: Payment, at now: Date) -> Bool {
+        payment.confirmation == nil && !payment.cancelled && now >= payment.expiresAt
     }
 
     static func defaultCode(_ status: Int) -> String {
@@ -498,7 +513,7 @@ final class LocalPayCore: Sendable {
     private func paymentInfo(_ id: String) -> LoopbackHTTPResponse {
         state.withLock { state in
             guard let payment = state.payments[id] else {
-                return Self.error(404, "payment_not_found", "payment \(id) not found")
+                return Self.notFound(id)
             }
             return .json(200, info(payment, now: Date()).json.serialized)
         }
@@ -520,7 +535,7 @@ final class LocalPayCore: Sendable {
                 }
                 return (answer, finalAt)
             }
-            guard let answer else { return Self.error(404, "payment_not_found", "payment \(id) not found") }
+            guard let answer else { return Self.notFound(id) }
             let now = Date()
             if answer.isFinal || now >= deadline { return .json(200, answer.json.serialized) }
             let wake = min(deadline, finalAt ?? deadline)
@@ -559,12 +574,10 @@ final class LocalPayCore: Sendable {
         let includeInfo = request.queryValue("includePaymentInfo") == "true"
         return state.withLock { state -> LoopbackHTTPResponse in
             guard var payment = state.payments[id] else {
-                return Self.error(404, "payment_not_found", "payment \(id) not found")
+                return Self.notFound(id)
             }
             let now = Date()
-            if payment.confirmation == nil, !payment.cancelled, now >= payment.expiresAt {
-                return Self.error(410, "payment_expired", "payment \(id) expired")
-            }
+            if Self.hasLapsed(payment, at: now) { return Self.expired(id) }
             var offered: [PaymentOption] = []
             if payment.confirmation == nil, !payment.cancelled {
                 payment.options = [:]
@@ -657,12 +670,10 @@ final class LocalPayCore: Sendable {
         else { return Self.error(400, "invalid_params", "expected {\"optionId\":…,\"data\":…}") }
         return state.withLock { state -> LoopbackHTTPResponse in
             guard var payment = state.payments[id] else {
-                return Self.error(404, "payment_not_found", "payment \(id) not found")
+                return Self.notFound(id)
             }
             let now = Date()
-            if payment.confirmation == nil, !payment.cancelled, now >= payment.expiresAt {
-                return Self.error(410, "payment_expired", "payment \(id) expired")
-            }
+            if Self.hasLapsed(payment, at: now) { return Self.expired(id) }
             guard var option = payment.options[optionId] else {
                 return Self.error(400, "invalid_params", "unknown option \(optionId)")
             }
@@ -715,7 +726,7 @@ final class LocalPayCore: Sendable {
         }
         let check = state.withLock { state -> Check in
             guard let payment = state.payments[id] else {
-                return .answer(Self.error(404, "payment_not_found", "payment \(id) not found"))
+                return .answer(Self.notFound(id))
             }
             if let previous = payment.confirmation {
                 if previous.optionId == optionId && previous.results == results { return .repeated }
@@ -724,7 +735,7 @@ final class LocalPayCore: Sendable {
             }
             let now = Date()
             if payment.cancelled { return .answer(Self.error(400, "invalid_state", "payment \(id) was cancelled")) }
-            if now >= payment.expiresAt { return .answer(Self.error(410, "payment_expired", "payment \(id) expired")) }
+            if now >= payment.expiresAt { return .answer(Self.expired(id)) }
             guard let option = payment.options[optionId] else {
                 return .answer(Self.error(400, "invalid_params", "unknown option \(optionId)"))
             }
@@ -774,7 +785,7 @@ final class LocalPayCore: Sendable {
         }
         let recorded = state.withLock { state -> LoopbackHTTPResponse? in
             guard var payment = state.payments[id] else {
-                return Self.error(404, "payment_not_found", "payment \(id) not found")
+                return Self.notFound(id)
             }
             if let previous = payment.confirmation {
                 if previous.optionId == optionId && previous.results == results { return nil }
@@ -834,7 +845,7 @@ final class LocalPayCore: Sendable {
         let raw = String(request.path.dropFirst("/ic/".count))
         let id = raw.removingPercentEncoding ?? raw
         guard state.withLock({ $0.payments[id] != nil }) else {
-            return Self.error(404, "payment_not_found", "payment \(id) not found")
+            return Self.notFound(id)
         }
         if request.method == "POST" {
             let text = String(decoding: request.body, as: UTF8.self)
