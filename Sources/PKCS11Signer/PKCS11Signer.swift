@@ -17,8 +17,9 @@ import Synchronization
 ///
 /// Each signature is one `C_SignInit(CKM_ECDSA)` + `C_Sign` over exactly the 32-byte digest.
 /// The token's raw r‖s is brought to low s (EIP-2), and the recovery id is found against the
-/// public key read from the token when the signer was created (`Secp256k1.recoveryId`, one
-/// libsecp256k1 recovery): a recovery id is only returned when ecrecover of the final signature
+/// public key read from the token when the signer was created (``RecoveryIdSolver``: one
+/// libsecp256k1 recovery per signature at first, precomputed multiples of the key from the
+/// 129th signature on): a recovery id is only returned when ecrecover of the final signature
 /// yields that cached key, so a signature from any other key (or a corrupted one) is rejected
 /// instead of returned.
 ///
@@ -61,6 +62,9 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
 
     private let pool: SessionPool
 
+    /// Finds each signature's recovery id against ``publicKey``.
+    private let recoveryIds: RecoveryIdSolver
+
     /// The private key's object handle; refreshed after a session is reopened.
     private let keyHandle: Atomic<UInt>
 
@@ -69,6 +73,7 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         self.key = key
         self.publicKey = publicKey
         address = publicKey.address
+        recoveryIds = RecoveryIdSolver(publicKey: publicKey)
         keyHandle = Atomic(UInt(handle))
         pool = SessionPool(module: token.module, slot: CK_SLOT_ID(token.slotID), capacity: maximumSessions)
     }
@@ -269,7 +274,7 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         let lowS = Secp256k1.normalize(r: raw.r, s: raw.s).s
         let recoveryId: UInt8
         do {
-            recoveryId = try Secp256k1.recoveryId(prehash: prehash, r: raw.r, s: raw.s, expected: publicKey)
+            recoveryId = try recoveryIds.recoveryId(prehash: prehash, r: raw.r, s: raw.s)
         } catch {
             throw .signatureMismatch("the token's signature does not recover to \(address.checksummed) (\(error))")
         }

@@ -84,6 +84,27 @@ struct Scalar: Equatable {
         l3 = (l3 >> 1) | (topBit ? 1 << 63 : 0)
     }
 
+    /// The `width` bits (1…16) starting at bit `offset`, bit 0 being the least significant; bits
+    /// past 255 read as zero.
+    @inline(__always) func bits(at offset: Int, width: Int) -> Int {
+        guard offset < 256 else { return 0 }
+        let index = offset >> 6
+        let shift = UInt64(offset & 63)
+        var value = limb(index) >> shift
+        if shift > 0, index < 3 { value |= limb(index + 1) << (64 - shift) }
+        return Int(truncatingIfNeeded: value & ((1 << UInt64(width)) - 1))
+    }
+
+    /// Limb `index` (0…3).
+    @inline(__always) private func limb(_ index: Int) -> UInt64 {
+        switch index {
+        case 0: l0
+        case 1: l1
+        case 2: l2
+        default: l3
+        }
+    }
+
     /// self mod n, for any 256-bit value (2^256 < 2n, so one subtraction suffices).
     var reducedModOrder: Scalar {
         guard !(self < Scalar.order) else { return self }

@@ -127,10 +127,16 @@ public enum Secp256k1 {
         }
         // The point at infinity (no recovery) has no x-coordinate, so it matches no r.
         guard recovered == 1 else { return .noMatch }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { buffer in
+        return recoveryId(of: &point, r: r)
+    }
+
+    /// For the point R of a verification: the parity of its y when its x-coordinate is r (as an
+    /// integer), else ``RecoveryIdSearch/noMatch``.
+    static func recoveryId(of point: inout secp256k1_pubkey, r: Bytes32) -> RecoveryIdSearch {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { buffer in
             var length = 65
             let serialized = secp256k1_ec_pubkey_serialize(
-                context, buffer.baseAddress!, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
+                SharedContext.shared.raw, buffer.baseAddress!, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
             guard serialized == 1, length == 65 else { return .noMatch }
             let matches = r.withUnsafeBytes { rBytes in
                 rBytes.elementsEqual(UnsafeBufferPointer(rebasing: buffer[1..<33]))
