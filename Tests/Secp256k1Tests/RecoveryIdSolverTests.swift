@@ -175,15 +175,7 @@ import Testing
         for i in 0..<16 {
             let digest = RecoveryIdTests.word("solver corrupt \(i)")
             let signature = key.sign(prehash: digest)
-            var s = signature.s
-            s[31] ^= 0x01
-            var r = signature.r
-            r[7] ^= 0x40
-            var otherDigest = digest
-            otherDigest[0] ^= 0x80
-            for (r, s, digest) in [
-                (signature.r, s, digest), (r, signature.s, digest), (signature.r, signature.s, otherDigest),
-            ] {
+            for (r, s, digest) in RecoveryIdTests.corruptions(of: signature, over: digest) {
                 #expect(throws: RecoveryError.self) { try solver.recoveryId(prehash: digest, r: r, s: s) }
             }
             // A good signature by another key.

@@ -129,15 +129,7 @@ import Testing
         for i in 0..<16 {
             let digest = Self.word("corrupt \(i)")
             let signature = Self.key.sign(prehash: digest)
-            var s = signature.s
-            s[31] ^= 0x01
-            var r = signature.r
-            r[7] ^= 0x40
-            var otherDigest = digest
-            otherDigest[0] ^= 0x80
-            for (r, s, digest) in [
-                (signature.r, s, digest), (r, signature.s, digest), (signature.r, signature.s, otherDigest),
-            ] {
+            for (r, s, digest) in Self.corruptions(of: signature, over: digest) {
                 #expect(throws: RecoveryError.self) {
                     try Secp256k1.recoveryId(prehash: digest, r: r, s: s, expected: Self.key.publicKey)
                 }
@@ -165,6 +157,19 @@ import Testing
     }
 
     // MARK: helpers
+
+    /// `signature` over `digest` with one flipped bit in s, in r, or in the digest.
+    static func corruptions(of signature: RecoverableSignature, over digest: Digest32) -> [(
+        r: Bytes32, s: Bytes32, digest: Digest32
+    )] {
+        var s = signature.s
+        s[31] ^= 0x01
+        var r = signature.r
+        r[7] ^= 0x40
+        var otherDigest = digest
+        otherDigest[0] ^= 0x80
+        return [(signature.r, s, digest), (r, signature.s, digest), (signature.r, signature.s, otherDigest)]
+    }
 
     /// A signature of some digest that ecrecovers to `key`, made without its private key:
     /// R = u1·G + u2·Q, r = x(R), s = r/u2, z = u1·s, so r⁻¹·(s·R − z·G) = Q.
