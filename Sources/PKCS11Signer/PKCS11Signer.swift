@@ -221,6 +221,9 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         pool.placeCallsForTesting(placement)
     }
 
+    /// Whether the recovery-id check has switched to precomputed multiples of the key.
+    var recoveryIdsPrecomputedForTesting: Bool { recoveryIds.hasPrecomputed }
+
     /// Signatures whose Cryptoki calls ran on the caller's thread so far.
     var inlineCallsForTesting: Int { pool.inlineCalls }
 

@@ -131,11 +131,18 @@ struct SigningTests {
         let signer = try token.signer(for: .label(label))
         let digests = (0..<200).map { digest("concurrent \($0)") }
         _ = try await signer.sign(prehash: digests[0])  // warm up: one session open
+        #expect(!signer.recoveryIdsPrecomputedForTesting)
 
+        // The recovery-id check switches to precomputed multiples of the key after 128 signatures.
         let clock = ContinuousClock()
         let sequentialStart = clock.now
-        for message in digests { _ = try await signer.sign(prehash: message) }
+        var sequentialSignatures: [RecoverableSignature] = []
+        for message in digests { sequentialSignatures.append(try await signer.sign(prehash: message)) }
         let sequential = clock.now - sequentialStart
+        #expect(signer.recoveryIdsPrecomputedForTesting)
+        for (message, signature) in zip(digests, sequentialSignatures) {
+            try expectValid(signature, digest: message, signer: signer)
+        }
 
         let concurrentStart = clock.now
         let signatures = try await withThrowingTaskGroup(of: (Int, RecoverableSignature).self) { group in
