@@ -15,7 +15,7 @@ import Synchronization
 /// ``Secp256k1/recoveryId(prehash:r:s:expected:)``. Then it precomputes multiples of Q
 /// (88 KB, about 1,400 point additions) and computes R as one sum of at most 76 precomputed
 /// points (43 multiples of Q and 33 of G, from a table of 270 KB shared by the process and built
-/// once), about half the work of a recovery. A long-lived signer pays for the table within a few
+/// once), in about 60% of a recovery's time. A long-lived signer pays for the table within a few
 /// hundred signatures; one that signs once never builds it.
 ///
 /// Safe to use from any number of threads.
