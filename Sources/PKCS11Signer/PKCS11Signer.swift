@@ -148,9 +148,11 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
     private func signOnSession(prehash: Digest32) async throws(PKCS11Error) -> RawSignature {
         let session = try await pool.acquire()
         let result: RawResult
+        let ranInline: Bool
         if let inline = pool.beginInlineCall() {
             let first = rawSign(session: session, key: currentKeyHandle, digest: prehash)
             inline.end()
+            ranInline = true
             if Self.needsRetry(first) {
                 result = await pool.onQueue(session) { [self] in
                     retry(after: first, session: session, digest: prehash)
@@ -160,8 +162,14 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
             }
         } else {
             result = await pool.onQueue(session) { [self] in signWithRecovery(session: session, digest: prehash) }
+            ranInline = false
         }
-        pool.checkIn(session)
+        if pool.checkIn(session), ranInline {
+            // A waiter got the session and will likely sign inline too: let it start on this
+            // thread now, ahead of this task's recovery-id check, instead of leaving the session
+            // idle until another thread wakes up for it. One session then signs back to back.
+            await Task.yield()
+        }
         return try result.get()
     }
 

@@ -125,14 +125,17 @@ final class SessionPool: Sendable {
         }
     }
 
-    /// Returns a usable session: the longest waiter gets it, else it goes idle.
-    func release(_ session: PooledSession) {
+    /// Returns a usable session: the longest waiter gets it, else it goes idle. Returns whether a
+    /// waiter got it.
+    @discardableResult
+    func release(_ session: PooledSession) -> Bool {
         let waiter: CheckedContinuation<Grant, Never>? = state.withLock { state in
             if !state.waiters.isEmpty { return state.waiters.removeFirst() }
             state.idle.append(session)
             return nil
         }
         waiter?.resume(returning: .session(session))
+        return waiter != nil
     }
 
     /// Gives up a session that could not be opened or was lost (closing it if it has a handle):
@@ -163,11 +166,13 @@ final class SessionPool: Sendable {
 
     /// Gives a session back after use: released for the next holder, or discarded when the
     /// holder left it without a handle (lost, or closed to end an operation).
-    func checkIn(_ session: PooledSession) {
+    @discardableResult
+    func checkIn(_ session: PooledSession) -> Bool {
         if session.handle == CK_SESSION_HANDLE(CK_INVALID_HANDLE) {
             discard(session)
+            return false
         } else {
-            release(session)
+            return release(session)
         }
     }
 
