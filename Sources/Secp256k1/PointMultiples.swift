@@ -101,11 +101,8 @@ final class PointMultiples: @unchecked Sendable {
         _ a: UnsafePointer<secp256k1_pubkey>, _ b: UnsafePointer<secp256k1_pubkey>
     ) -> secp256k1_pubkey {
         var result = secp256k1_pubkey()
-        let added = withUnsafeTemporaryAllocation(of: UnsafePointer<secp256k1_pubkey>?.self, capacity: 2) { points in
-            points[0] = a
-            points[1] = b
-            return secp256k1_ec_pubkey_combine(SharedContext.shared.raw, &result, points.baseAddress!, 2)
-        }
+        let points: [UnsafePointer<secp256k1_pubkey>?] = [a, b]
+        let added = secp256k1_ec_pubkey_combine(SharedContext.shared.raw, &result, points, 2)
         precondition(added == 1, "secp256k1_ec_pubkey_combine failed while building a multiples table")
         return result
     }

@@ -40,13 +40,10 @@ public final class RecoveryIdSolver: Sendable {
 
     /// Multiples of the generator G, built on first use.
     static let generatorMultiples: PointMultiples = {
-        var one = Bytes32()
-        one.withUnsafeMutableBytes { $0[31] = 1 }
+        var one = [UInt8](repeating: 0, count: 32)
+        one[31] = 1
         var generator = secp256k1_pubkey()
-        let created = one.withUnsafeBytes { scalar in
-            secp256k1_ec_pubkey_create(
-                SharedContext.shared.raw, &generator, scalar.baseAddress!.assumingMemoryBound(to: UInt8.self))
-        }
+        let created = secp256k1_ec_pubkey_create(SharedContext.shared.raw, &generator, one)
         precondition(created == 1, "secp256k1_ec_pubkey_create(1) failed")
         return PointMultiples(point: generator, windowWidth: generatorWindowWidth)
     }()
@@ -101,17 +98,19 @@ public final class RecoveryIdSolver: Sendable {
         let u1 = z.isZero ? Scalar.zero : z.multipliedModOrder(by: sInverse)
         let u2 = Scalar(r).multipliedModOrder(by: sInverse)
         let capacity = generatorMultiples.maximumTerms + keyMultiples.maximumTerms
-        return withUnsafeTemporaryAllocation(of: secp256k1_pubkey.self, capacity: capacity) { terms in
+        return withUnsafeTemporaryAllocation(of: secp256k1_pubkey.self, capacity: capacity) { buffer in
+            guard let terms = buffer.baseAddress else { return .noMatch }
             var count = 0
-            generatorMultiples.appendTerms(of: u1, to: terms.baseAddress!, count: &count)
-            keyMultiples.appendTerms(of: u2, to: terms.baseAddress!, count: &count)
-            defer { terms.baseAddress!.deinitialize(count: count) }
+            generatorMultiples.appendTerms(of: u1, to: terms, count: &count)
+            keyMultiples.appendTerms(of: u2, to: terms, count: &count)
+            defer { terms.deinitialize(count: count) }
             return withUnsafeTemporaryAllocation(of: UnsafePointer<secp256k1_pubkey>?.self, capacity: count) {
                 pointers in
-                for index in 0..<count { pointers[index] = UnsafePointer(terms.baseAddress! + index) }
+                for index in 0..<count { pointers[index] = UnsafePointer(terms + index) }
                 var point = secp256k1_pubkey()
                 // 0: the sum is the point at infinity, which has no x-coordinate to match r.
-                guard secp256k1_ec_pubkey_combine(SharedContext.shared.raw, &point, pointers.baseAddress!, count) == 1
+                guard let first = pointers.baseAddress,
+                    secp256k1_ec_pubkey_combine(SharedContext.shared.raw, &point, first, count) == 1
                 else { return .noMatch }
                 return Secp256k1.recoveryId(of: &point, r: r)
             }

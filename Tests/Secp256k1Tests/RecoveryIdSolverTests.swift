@@ -10,15 +10,12 @@ import Testing
 @Suite struct RecoveryIdSolverTests {
     /// The private scalar of `RecoveryIdTests.key`.
     static let keyScalar = Scalar(
-        Bytes32(try! Hex.decode("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"))!)
+        UInt256(limbs: (0xE468_D01A_3F36_2318, 0xFE51_2961_7082_792A, 0x6231_471B_5DBB_6204, 0x4C08_83A6_9102_937D)))
 
     /// u·P by libsecp256k1's scalar multiplication (`secp256k1_ec_pubkey_tweak_mul`), u in 1..<n.
     static func multiple(_ point: secp256k1_pubkey, by u: Scalar) throws -> secp256k1_pubkey {
         var result = point
-        let ok = u.word.withUnsafeBytes { bytes in
-            secp256k1_ec_pubkey_tweak_mul(
-                SharedContext.shared.raw, &result, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
-        }
+        let ok = secp256k1_ec_pubkey_tweak_mul(SharedContext.shared.raw, &result, u.word.bytes)
         try #require(ok == 1)
         return result
     }
@@ -35,11 +32,19 @@ import Testing
 
     /// The sum of the terms `table` gives for `u`; nil for the point at infinity (no terms).
     static func sumOfTerms(_ table: PointMultiples, _ u: Scalar) -> secp256k1_pubkey? {
-        withUnsafeTemporaryAllocation(of: secp256k1_pubkey.self, capacity: table.maximumTerms) { terms in
+        sumOfTerms([(table, u)])
+    }
+
+    /// The sum of the terms each table gives for its scalar; nil for the point at infinity.
+    static func sumOfTerms(_ parts: [(table: PointMultiples, scalar: Scalar)]) -> secp256k1_pubkey? {
+        let capacity = parts.reduce(0) { $0 + $1.table.maximumTerms }
+        return withUnsafeTemporaryAllocation(of: secp256k1_pubkey.self, capacity: capacity) { buffer in
+            guard let terms = buffer.baseAddress else { return nil }
             var count = 0
-            table.appendTerms(of: u, to: terms.baseAddress!, count: &count)
+            for part in parts { part.table.appendTerms(of: part.scalar, to: terms, count: &count) }
+            defer { terms.deinitialize(count: count) }
             guard count > 0 else { return nil }
-            let pointers = (0..<count).map { Optional(UnsafePointer(terms.baseAddress! + $0)) }
+            let pointers = (0..<count).map { Optional(UnsafePointer(terms + $0)) }
             var sum = secp256k1_pubkey()
             let ok = secp256k1_ec_pubkey_combine(SharedContext.shared.raw, &sum, pointers, count)
             return ok == 1 ? sum : nil
@@ -196,11 +201,23 @@ import Testing
 
     /// z = −k·r makes (z/s)·G + (r/s)·Q the point at infinity: no id, not a crash.
     @Test func sumAtInfinityIsNoMatch() throws {
-        let solver = RecoveryIdSolver(publicKey: RecoveryIdTests.key.publicKey, precomputeAfter: 0)
+        let key = RecoveryIdTests.key.publicKey
+        #expect(Self.encoded(try Self.multiple(Self.generator, by: Self.keyScalar)) == key.uncompressed)
+        let solver = RecoveryIdSolver(publicKey: key, precomputeAfter: 0)
         let r = RecoveryIdTests.scalar("infinity r")
+        let s = RecoveryIdTests.scalar("infinity s")
         let z = Self.keyScalar.multipliedModOrder(by: r).negatedModOrder
+        // The tables' sum really is the point at infinity …
+        let sInverse = s.inverseModOrder
+        let keyTable = PointMultiples(point: Self.point(of: key), windowWidth: RecoveryIdSolver.keyWindowWidth)
+        #expect(
+            Self.sumOfTerms([
+                (RecoveryIdSolver.generatorMultiples, z.multipliedModOrder(by: sInverse)),
+                (keyTable, r.multipliedModOrder(by: sInverse)),
+            ]) == nil)
+        // … and the solver reports no id for it.
         #expect(throws: RecoveryError.noMatchingRecoveryId) {
-            try solver.recoveryId(prehash: z.word, r: r.word, s: RecoveryIdTests.scalar("infinity s").word)
+            try solver.recoveryId(prehash: z.word, r: r.word, s: s.word)
         }
     }
 
