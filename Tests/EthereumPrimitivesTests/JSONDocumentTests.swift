@@ -124,6 +124,59 @@ struct JSONRejectTests {
         #expect(document.root["child"]?["child"]?["key149"]?.numberText == "149")
         #expect(throws: JSONParseError.self) { try JSONDocument(parsing: object(depth: 2, duplicateLast: true)) }
     }
+
+    /// An object of `keys`, each member's value its index; `prefix` goes before the first key.
+    static func object(_ keys: [String], prefix: String = "") -> String {
+        "{" + prefix + keys.enumerated().map { "\"\($1)\":\($0)" }.joined(separator: ",") + "}"
+    }
+
+    @Test(
+        "large objects: duplicates past the linear check are found at every position",
+        arguments: [15, 16, 17, 18, 40, 1_000])
+    func largeObjectDuplicates(size: Int) throws {
+        let keys = (0..<size).map { "key\($0)" }
+        let document = try JSONDocument(parsing: Self.object(keys))
+        #expect(document.root.count == size)
+        #expect(document.root["key\(size - 1)"]?.numberText == "\(size - 1)")
+        for duplicate in Set([0, size / 2, size - 1]) {
+            let text = Self.object(keys + ["key\(duplicate)"])
+            do {
+                _ = try JSONDocument(parsing: text)
+                Issue.record("duplicate key\(duplicate) of \(size) accepted")
+            } catch {
+                #expect(error.reason == "duplicate key \"key\(duplicate)\"")
+                // The offset is the duplicate key's opening quote.
+                #expect(error.offset == text.utf8.count - "\"key\(duplicate)\":\(size)}".utf8.count)
+            }
+        }
+    }
+
+    @Test("large objects compare keys after unescaping, and keep nested and sibling objects apart")
+    func largeObjectKeySets() throws {
+        let keys = (0..<30).map { "k\($0)" }
+        // An escaped spelling of an earlier key, and a plain spelling of an earlier escaped key.
+        #expect(throws: JSONParseError.self) { try JSONDocument(parsing: Self.object(keys + ["\\u006b3"])) }
+        #expect(throws: JSONParseError.self) {
+            try JSONDocument(parsing: Self.object(keys + ["A"], prefix: #""\u0041":-1,"#))
+        }
+        // The same keys in a parent, its children and their siblings are fine …
+        let child = Self.object(keys)
+        let parent = "{" + keys.map { "\"\($0)\":\(child)" }.joined(separator: ",") + "}"
+        let document = try JSONDocument(parsing: "[\(parent),\(parent)]")
+        let second = try #require(Array(document.root.elements).last)
+        #expect(second["k29"]?["k29"]?.numberText == "29")
+        // … and a duplicate deep inside is still found, after the parent's key set exists.
+        let badChild = Self.object(keys + ["k0"])
+        let badParent = "{" + keys.map { "\"\($0)\":\($0 == "k20" ? badChild : child)" }.joined(separator: ",") + "}"
+        #expect(throws: JSONParseError.self) { try JSONDocument(parsing: badParent) }
+    }
+
+    @Test("an object of 100,000 keys parses, and its duplicate is refused")
+    func hugeObject() throws {
+        let keys = (0..<100_000).map { "member\($0)" }
+        #expect(try JSONDocument(parsing: Self.object(keys)).root.count == 100_000)
+        #expect(throws: JSONParseError.self) { try JSONDocument(parsing: Self.object(keys + ["member99998"])) }
+    }
 }
 
 @Suite("JSON parser: generated documents")

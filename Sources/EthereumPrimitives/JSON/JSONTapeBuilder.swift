@@ -19,6 +19,13 @@ struct JSONTapeBuilder {
     /// Input length; `base[end]` is the zero sentinel.
     private let end: Int
 
+    /// Objects with at most this many members find duplicate keys by comparing with each earlier
+    /// key; larger ones keep a set of their keys, so a hostile object of n keys costs O(n), not
+    /// O(n²).
+    static let linearKeyCheckLimit = 16
+    /// The keys of each open object that has outgrown ``linearKeyCheckLimit``, by node index.
+    private var keySets: [Int: Set<[UInt8]>] = [:]
+
     /// A builder over `input`, which must be followed by ``padding`` zero bytes.
     init(paddedInput base: UnsafePointer<UInt8>, count: Int) {
         self.base = base
@@ -136,6 +143,9 @@ struct JSONTapeBuilder {
 
     /// Finishes the open container `current` whose closing bracket is at `p`; `current` becomes its parent.
     @inline(__always) private mutating func close(_ current: inout Int, at p: Int) {
+        if storage[current].count > Self.linearKeyCheckLimit && storage[current].kind == .object {
+            keySets[current] = nil
+        }
         let parent = Int(storage[current].next)
         storage[current].end = Int32(p + 1)
         storage[current].next = Int32(nodeCount)
@@ -148,7 +158,14 @@ struct JSONTapeBuilder {
         let keyIndex = nodeCount
         var q = try string(p)
         let earlier = Int(storage[object].count)
-        if earlier > 0 { try checkDuplicate(keyIndex: keyIndex, firstMember: object + 1, count: earlier, offset: p) }
+        if earlier > Self.linearKeyCheckLimit {
+            try insertKey(keyIndex, intoSetOf: object, offset: p)
+        } else if earlier > 0 {
+            try checkDuplicate(keyIndex: keyIndex, firstMember: object + 1, count: earlier, offset: p)
+            if earlier == Self.linearKeyCheckLimit {
+                startKeySet(of: object, firstMember: object + 1, count: earlier, plus: keyIndex)
+            }
+        }
         q = skipWhitespace(q)
         guard base[q] == UInt8(ascii: ":") else { throw fail("expected ':'", at: q) }
         return skipWhitespace(q + 1)
@@ -159,6 +176,27 @@ struct JSONTapeBuilder {
         let node = storage[index]
         if Int(node.start) >= end { return Array(unescaped[(Int(node.start) - end)..<(Int(node.end) - end)]) }
         return Array(UnsafeBufferPointer(start: base + Int(node.start), count: Int(node.end - node.start)))
+    }
+
+    /// Starts the key set of `object` with its first `count` keys and the key node `newKey` (all
+    /// known to be distinct).
+    private mutating func startKeySet(of object: Int, firstMember: Int, count: Int, plus newKey: Int) {
+        var keys = Set<[UInt8]>(minimumCapacity: count * 4)
+        var member = firstMember
+        for _ in 0..<count {
+            keys.insert(keyBytes(member))
+            member = Int(storage[member + 1].next)
+        }
+        keys.insert(keyBytes(newKey))
+        keySets[object] = keys
+    }
+
+    /// Adds the key node `keyIndex` to the key set of `object`, refusing a key already there.
+    private mutating func insertKey(_ keyIndex: Int, intoSetOf object: Int, offset: Int) throws(JSONParseError) {
+        let key = keyBytes(keyIndex)
+        guard keySets[object, default: []].insert(key).inserted else {
+            throw fail("duplicate key \"\(String(decoding: key, as: UTF8.self))\"", at: offset)
+        }
     }
 
     /// Refuses a key equal to one of the `count` earlier keys of its object (walks the earlier members).
