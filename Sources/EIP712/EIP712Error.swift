@@ -38,6 +38,9 @@ public struct EIP712Error: Error, Sendable, Equatable, CustomStringConvertible {
         case arrayLength(expected: Int, actual: Int)
         /// A domain field outside name, version, chainId, verifyingContract, salt, or with a non-standard type.
         case nonStandardDomainField(String)
+        /// The `encodeType` strings of the structs to hash total more than `limit` bytes (see
+        /// `EIP712Schema.maximumEncodeTypeBytes`).
+        case typesTooLarge(limit: Int)
     }
 
     /// Where, from the document root (`message`, `domain`, `types`, `primaryType`).
@@ -86,6 +89,8 @@ public struct EIP712Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .bytesLength(let expected, let actual): "expected \(expected) bytes, got \(actual)"
         case .arrayLength(let expected, let actual): "expected \(expected) elements, got \(actual)"
         case .nonStandardDomainField(let f): "non-standard EIP712Domain field \(f)"
+        case .typesTooLarge(let limit):
+            "the structs' encodeType strings total more than \(limit) bytes, more than SignerKit hashes for one schema"
         }
     }
 

@@ -3,6 +3,10 @@ import EthereumPrimitives
 /// A compiled set of EIP-712 struct types: fields resolved, `encodeType` strings hashed once.
 /// Hashing many messages of one schema reuses it.
 public struct EIP712Schema: Sendable {
+    /// The most `encodeType` bytes compiling one schema hashes; more is refused with
+    /// ``EIP712Error/Reason/typesTooLarge(limit:)``.
+    public static let maximumEncodeTypeBytes = TypeHasher.maximumEncodeTypeBytes
+
     /// The name EIP-712 reserves for the domain struct.
     public static let domainTypeName = SchemaCompiler.domainTypeName.utf8Bytes.text
 
@@ -65,7 +69,8 @@ public struct EIP712Schema: Sendable {
         } else {
             roots = Array(structs.indices)
         }
-        TypeHasher.hashReachable(from: roots, structs: &structs, fields: fields, arrays: arrays, arena: arena.bytes)
+        try TypeHasher.hashReachable(
+            from: roots, structs: &structs, fields: fields, arrays: arrays, arena: arena.bytes)
         self.arena = arena
         self.fields = fields
         self.structs = structs
