@@ -66,7 +66,9 @@ public struct EIP712Error: Error, Sendable, Equatable, CustomStringConvertible {
         var text = ""
         for segment in path {
             switch segment {
-            case .key(let key): text += text.isEmpty ? key : ".\(key)"
+            case .key(let key):
+                let shown = EchoedText.abbreviated(key)
+                text += text.isEmpty ? shown : ".\(shown)"
             case .index(let i): text += "[\(i)]"
             }
         }
@@ -80,15 +82,15 @@ public struct EIP712Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .missing: "missing"
         case .unexpectedField: "field not declared in the type"
         case .wrongKind(let expected, let actual): "expected \(expected), got \(actual)"
-        case .undefinedType(let t): "undefined type \(t)"
-        case .invalidType(let t): "invalid type \(t)"
-        case .duplicateField(let f): "duplicate field \(f)"
+        case .undefinedType(let t): "undefined type \(EchoedText.abbreviated(t))"
+        case .invalidType(let t): "invalid type \(EchoedText.abbreviated(t))"
+        case .duplicateField(let f): "duplicate field \(EchoedText.abbreviated(f))"
         case .integer(let e): "\(e)"
         case .address(let e): "\(e)"
         case .hex(let e): "invalid hex: \(e)"
         case .bytesLength(let expected, let actual): "expected \(expected) bytes, got \(actual)"
         case .arrayLength(let expected, let actual): "expected \(expected) elements, got \(actual)"
-        case .nonStandardDomainField(let f): "non-standard EIP712Domain field \(f)"
+        case .nonStandardDomainField(let f): "non-standard EIP712Domain field \(EchoedText.abbreviated(f))"
         case .typesTooLarge(let limit):
             "the structs' encodeType strings total more than \(limit) bytes, more than SignerKit hashes for one schema"
         }

@@ -143,8 +143,6 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A JSON string literal of `text`, shortened to 80 characters so hostile input cannot
     /// flood a message.
     static func quote(_ text: String) -> String {
-        let limit = 80
-        guard text.count > limit else { return JSONValue.quoted(text) }
-        return JSONValue.quoted(String(text.prefix(limit)) + "…")
+        JSONValue.quoted(EchoedText.abbreviated(text))
     }
 }

@@ -90,6 +90,30 @@ import Testing
         #expect(hashes.digest != .zero)
     }
 
+    @Test("a million-digit integer and a huge field name are refused with short messages")
+    func hugeValuesGiveShortErrors() throws {
+        let structs: [(name: String, fields: [(type: String, name: String)])] = [("M", [("uint256", "a")])]
+        let digits = String(repeating: "9", count: 1_000_000)
+        let text = try Self.document(structs: structs, primaryType: "M", message: ["a": digits])
+        do {
+            _ = try TypedData(jsonText: text).hashes()
+            Issue.record("a million-digit uint256 was accepted")
+        } catch {
+            #expect(error.path == [.key("message"), .key("a")])
+            #expect(error.description.count < 200)
+            #expect(error.description.hasPrefix("message.a: value 9999"))
+        }
+        let name = String(repeating: "n", count: 100_000)
+        let extra = try Self.document(structs: structs, primaryType: "M", message: ["a": 1, name: 2])
+        do {
+            _ = try TypedData(jsonText: extra).hashes()
+            Issue.record("an undeclared field was accepted")
+        } catch {
+            #expect(error.reason == .unexpectedField)
+            #expect(error.description.count < 200)
+        }
+    }
+
     @Test("a hostile chain of structs is refused at types, quickly, with the limit named")
     func hostileChainRefused() throws {
         for n in [400, 5_000] {

@@ -22,17 +22,17 @@ public enum CAIPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .malformedChainID(let text):
-            "caip: \(text.debugDescription) is not a CAIP-2 chain id (namespace:reference)"
+            "caip: \(EchoedText.abbreviated(text).debugDescription) is not a CAIP-2 chain id (namespace:reference)"
         case .malformedAccountID(let text):
-            "caip: \(text.debugDescription) is not a CAIP-10 account id (namespace:reference:account_address)"
+            "caip: \(EchoedText.abbreviated(text).debugDescription) is not a CAIP-10 account id (namespace:reference:account_address)"
         case .invalidNamespace(let text):
-            "caip: invalid namespace \(text.debugDescription) (expected 3-8 characters of [-a-z0-9])"
+            "caip: invalid namespace \(EchoedText.abbreviated(text).debugDescription) (expected 3-8 characters of [-a-z0-9])"
         case .invalidReference(let text):
-            "caip: invalid reference \(text.debugDescription) (expected 1-32 characters of [-_a-zA-Z0-9])"
+            "caip: invalid reference \(EchoedText.abbreviated(text).debugDescription) (expected 1-32 characters of [-_a-zA-Z0-9])"
         case .invalidEIP155Reference(let text):
-            "caip: invalid eip155 reference \(text.debugDescription) (expected a decimal chain id without leading zeros)"
+            "caip: invalid eip155 reference \(EchoedText.abbreviated(text).debugDescription) (expected a decimal chain id without leading zeros)"
         case .invalidAccountAddress(let text):
-            "caip: invalid account address \(text.debugDescription) (expected 1-128 characters of [-.%a-zA-Z0-9])"
+            "caip: invalid account address \(EchoedText.abbreviated(text).debugDescription) (expected 1-128 characters of [-.%a-zA-Z0-9])"
         case .invalidEIP155Address(let error):
             "caip: invalid eip155 account address: \(error)"
         }

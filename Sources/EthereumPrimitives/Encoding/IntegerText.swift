@@ -13,9 +13,9 @@ public enum IntegerTextError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .empty: "empty integer"
-        case .notAnInteger(let text): "not an integer: \(text)"
-        case .negative(let text): "negative value \(text) for an unsigned type"
-        case .outOfRange(let text, let type): "value \(text) out of range for \(type)"
+        case .notAnInteger(let text): "not an integer: \(EchoedText.abbreviated(text))"
+        case .negative(let text): "negative value \(EchoedText.abbreviated(text)) for an unsigned type"
+        case .outOfRange(let text, let type): "value \(EchoedText.abbreviated(text)) out of range for \(type)"
         }
     }
 }

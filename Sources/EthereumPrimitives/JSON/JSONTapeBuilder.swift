@@ -195,8 +195,13 @@ struct JSONTapeBuilder {
     private mutating func insertKey(_ keyIndex: Int, intoSetOf object: Int, offset: Int) throws(JSONParseError) {
         let key = keyBytes(keyIndex)
         guard keySets[object, default: []].insert(key).inserted else {
-            throw fail("duplicate key \"\(String(decoding: key, as: UTF8.self))\"", at: offset)
+            throw fail(duplicateKeyMessage(key), at: offset)
         }
+    }
+
+    /// `duplicate key "…"` (a long key abbreviated).
+    private func duplicateKeyMessage(_ key: [UInt8]) -> String {
+        "duplicate key \"\(EchoedText.abbreviated(String(decoding: key, as: UTF8.self)))\""
     }
 
     /// Refuses a key equal to one of the `count` earlier keys of its object (walks the earlier members).
@@ -214,7 +219,7 @@ struct JSONTapeBuilder {
                     equal = newLength == 0 || memcmpEqual(base + Int(old.start), base + Int(newKey.start), newLength)
                 }
                 if equal {
-                    throw fail("duplicate key \"\(String(decoding: keyBytes(keyIndex), as: UTF8.self))\"", at: offset)
+                    throw fail(duplicateKeyMessage(keyBytes(keyIndex)), at: offset)
                 }
             }
             candidate = Int(storage[candidate + 1].next)

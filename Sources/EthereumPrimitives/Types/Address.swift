@@ -8,8 +8,8 @@ public enum AddressError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A short lower-case explanation.
     public var description: String {
         switch self {
-        case .malformed(let text): "invalid address \(text.debugDescription)"
-        case .badChecksum(let text): "invalid EIP-55 checksum in address \(text)"
+        case .malformed(let text): "invalid address \(EchoedText.abbreviated(text).debugDescription)"
+        case .badChecksum(let text): "invalid EIP-55 checksum in address \(EchoedText.abbreviated(text))"
         }
     }
 }
