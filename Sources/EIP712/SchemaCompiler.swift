@@ -16,6 +16,13 @@ struct SchemaCompiler {
     /// Canonical domain fields present in `domain`, when the domain type is derived (bit i = field i).
     private var derivedDomainMask = 0
     private var derivesDomain = false
+    /// Struct indices by name, built on the first lookup in a schema of more than
+    /// ``linearSearchLimit`` structs.
+    private var structsByName: [[UInt8]: Int]?
+
+    /// Up to this many structs (or fields of one struct) are searched one by one; more get a hash
+    /// table, so a hostile schema of n names costs O(n), not O(n²).
+    static let linearSearchLimit = 16
 
     static let nameKey: StaticString = "name"
     static let typeKey: StaticString = "type"
@@ -135,6 +142,8 @@ struct SchemaCompiler {
         writer.append(copyOf: structs[index].name)
         writer.append(byte: UInt8(ascii: "("))
         var entry = list + 1
+        /// This struct's field names once it has more than ``linearSearchLimit`` fields.
+        var fieldNames: Set<[UInt8]>?
         for i in 0..<document.count(at: list) {
             defer { entry = document.next(after: entry) }
             guard document.kind(at: entry) == .object else {
@@ -154,7 +163,18 @@ struct SchemaCompiler {
                     .wrongKind(expected: "string", actual: kindName(typeIndex)), at: path(.index(i), .key("type")))
             }
             let typeBytes = document.unsafeUTF8(at: typeIndex)
-            for earlier in fields[first...] where SchemaArena.equal(writer.slice(earlier.name), nameBytes) {
+            let duplicate: Bool
+            if var names = fieldNames {
+                fieldNames = nil  // keep the set uniquely referenced while inserting
+                duplicate = !names.insert(Array(nameBytes)).inserted
+                fieldNames = names
+            } else {
+                duplicate = fields[first...].contains { SchemaArena.equal(writer.slice($0.name), nameBytes) }
+                if !duplicate && fields.count - first == Self.linearSearchLimit {
+                    fieldNames = Set(fields[first...].map { Array(writer.slice($0.name)) } + [Array(nameBytes)])
+                }
+            }
+            if duplicate {
                 throw EIP712Error(
                     .duplicateField(String(decoding: nameBytes, as: UTF8.self)), at: path(.index(i), .key("name")))
             }
@@ -200,16 +220,14 @@ struct SchemaCompiler {
         if let last = bytes.last, last != UInt8(ascii: "]") {
             // No array dimensions: the common case.
             if let elementary = TypeGrammar.elementary(bytes) { return elementary }
-            if let index = structs.firstIndex(where: { SchemaArena.equal(writer.slice($0.name), bytes) }) {
-                return .structure(index)
-            }
+            if let index = structIndex(named: bytes) { return .structure(index) }
             throw EIP712Error(.undefinedType(bytes.text))
         }
         guard let split = TypeGrammar.split(bytes) else { throw EIP712Error(.invalidType(bytes.text)) }
         var encoding: Encoding
         if let elementary = TypeGrammar.elementary(split.base) {
             encoding = elementary
-        } else if let index = structs.firstIndex(where: { SchemaArena.equal(writer.slice($0.name), split.base) }) {
+        } else if let index = structIndex(named: split.base) {
             encoding = .structure(index)
         } else {
             throw EIP712Error(.undefinedType(split.base.text))
@@ -219,6 +237,20 @@ struct SchemaCompiler {
             encoding = .array(arrays.count - 1)
         }
         return encoding
+    }
+
+    /// The struct named `name`: a linear search in small schemas, a hash table in large ones.
+    private mutating func structIndex(named name: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard structs.count > Self.linearSearchLimit else {
+            return structs.firstIndex { SchemaArena.equal(writer.slice($0.name), name) }
+        }
+        if structsByName == nil {
+            var table: [[UInt8]: Int] = [:]
+            table.reserveCapacity(structs.count)
+            for (index, spec) in structs.enumerated() { table[Array(writer.slice(spec.name))] = index }
+            structsByName = table
+        }
+        return structsByName?[Array(name)]
     }
 
     private func checkDomainDeclaration(_ index: Int) throws(EIP712Error) {

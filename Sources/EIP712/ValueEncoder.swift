@@ -26,6 +26,8 @@ struct ValueEncoder {
         let memberCount = document.count(at: value)
         var cursor = value + 1  // key node of the next member in document order
         var consumed = 0
+        /// Value nodes by key, built at the first out-of-order field of a large object.
+        var membersByKey: [[UInt8]: Int]?
         for fieldIndex in spec.fields {
             let field = schema.fields[fieldIndex]
             let key = name(field)
@@ -34,7 +36,7 @@ struct ValueEncoder {
                 fieldValue = cursor + 1
                 cursor = document.next(after: cursor + 1)
                 consumed += 1
-            } else if let found = document.member(of: value, utf8: key) {
+            } else if let found = lookUp(key, in: value, memberCount: memberCount, table: &membersByKey) {
                 fieldValue = found
             } else {
                 throw EIP712Error(.missing, at: [.key(String(decoding: key, as: UTF8.self))])
@@ -46,9 +48,15 @@ struct ValueEncoder {
             }
         }
         if memberCount != spec.fields.count {
+            // Every field was found and keys are unique, so some member is undeclared: name the first.
+            let declaredNames: Set<[UInt8]>? =
+                spec.fields.count > Self.linearSearchLimit
+                ? Set(schema.fields[spec.fields].map { Array(name($0)) }) : nil
             var keyIndex = value + 1
             for _ in 0..<memberCount {
-                let declared = schema.fields[spec.fields].contains { document.string(at: keyIndex, equals: name($0)) }
+                let declared =
+                    declaredNames?.contains(Array(document.unsafeUTF8(at: keyIndex)))
+                    ?? schema.fields[spec.fields].contains { document.string(at: keyIndex, equals: name($0)) }
                 if !declared {
                     throw EIP712Error(
                         .unexpectedField, at: [.key(String(decoding: document.unsafeUTF8(at: keyIndex), as: UTF8.self))]
@@ -58,6 +66,29 @@ struct ValueEncoder {
             }
         }
         return hasher.finalize()
+    }
+
+    /// Objects with up to this many members (or structs with this many fields) are searched one
+    /// by one; larger ones through a hash table, so a hostile message costs O(n), not O(n²).
+    static let linearSearchLimit = 16
+
+    /// The value node of the member `key` of the object `object`: a linear search in small objects,
+    /// else a table of all members built on first use.
+    private func lookUp(
+        _ key: UnsafeBufferPointer<UInt8>, in object: Int, memberCount: Int, table: inout [[UInt8]: Int]?
+    ) -> Int? {
+        guard memberCount > Self.linearSearchLimit else { return document.member(of: object, utf8: key) }
+        if table == nil {
+            var members: [[UInt8]: Int] = [:]
+            members.reserveCapacity(memberCount)
+            var keyIndex = object + 1
+            for _ in 0..<memberCount {
+                members[Array(document.unsafeUTF8(at: keyIndex))] = keyIndex + 1
+                keyIndex = document.next(after: keyIndex + 1)
+            }
+            table = members
+        }
+        return table?[Array(key)]
     }
 
     func encode(_ encoding: Encoding, _ value: Int) throws(EIP712Error) -> Bytes32 {

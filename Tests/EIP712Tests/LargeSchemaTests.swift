@@ -90,6 +90,70 @@ import Testing
         #expect(hashes.digest != .zero)
     }
 
+    /// A struct "Wide" of `n` `uint8` fields f0…f(n−1), and a message object with the members
+    /// given as (name, value) in that order.
+    static func wideDocument(fields n: Int, members: [(String, Int)]) -> String {
+        let declared = (0..<n).map { #"{"name":"f\#($0)","type":"uint8"}"# }.joined(separator: ",")
+        let message = members.map { #""\#($0.0)":\#($0.1)"# }.joined(separator: ",")
+        return #"{"types":{"EIP712Domain":[],"Wide":[\#(declared)]},"primaryType":"Wide","domain":{},"#
+            + #""message":{\#(message)}}"#
+    }
+
+    @Test("a struct of 300 fields hashes the same whatever the members' order")
+    func wideStructAnyOrder() throws {
+        let n = 300
+        let members = (0..<n).map { ("f\($0)", $0 % 256) }
+        // hashStruct by hand: keccak(typeHash ‖ one word per field).
+        let encodeType = "Wide(" + (0..<n).map { "uint8 f\($0)" }.joined(separator: ",") + ")"
+        var data = Keccak256.hash(utf8: encodeType).bytes
+        for (_, value) in members {
+            var word = [UInt8](repeating: 0, count: 32)
+            word[31] = UInt8(value)
+            data += word
+        }
+        let expected = Keccak256.hash(data)
+        let scattered = (0..<n).map { members[($0 * 7_919) % n] }  // 7919 is prime: a permutation
+        for order in [members, members.reversed(), scattered] {
+            let typedData = try TypedData(jsonText: Self.wideDocument(fields: n, members: Array(order)))
+            #expect(try typedData.hashes().structHash == expected)
+        }
+    }
+
+    @Test("a struct of 300 fields names its missing, undeclared and duplicate fields")
+    func wideStructErrors() throws {
+        let n = 300
+        let members = (0..<n).map { ("f\($0)", 1) }
+        var missing = members
+        missing.remove(at: 200)
+        do {
+            _ = try TypedData(jsonText: Self.wideDocument(fields: n, members: missing.reversed())).hashes()
+            Issue.record("a missing field was accepted")
+        } catch {
+            #expect(error.reason == .missing)
+            #expect(error.path == [.key("message"), .key("f200")])
+        }
+        var extra = members
+        extra.insert(("g7", 1), at: 150)
+        do {
+            _ = try TypedData(jsonText: Self.wideDocument(fields: n, members: extra)).hashes()
+            Issue.record("an undeclared field was accepted")
+        } catch {
+            #expect(error.reason == .unexpectedField)
+            #expect(error.path == [.key("message"), .key("g7")])
+        }
+        let declared = (0..<n).map { #"{"name":"f\#($0 == 250 ? 17 : $0)","type":"uint8"}"# }
+        let text =
+            #"{"types":{"EIP712Domain":[],"Wide":[\#(declared.joined(separator: ","))]},"#
+            + #""primaryType":"Wide","domain":{},"message":{}}"#
+        do {
+            _ = try TypedData(jsonText: text).hashes()
+            Issue.record("a duplicate field was accepted")
+        } catch {
+            #expect(error.reason == .duplicateField("f17"))
+            #expect(error.path == [.key("types"), .key("Wide"), .index(250), .key("name")])
+        }
+    }
+
     @Test("a million-digit integer and a huge field name are refused with short messages")
     func hugeValuesGiveShortErrors() throws {
         let structs: [(name: String, fields: [(type: String, name: String)])] = [("M", [("uint256", "a")])]
