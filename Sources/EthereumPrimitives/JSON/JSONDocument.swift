@@ -75,6 +75,7 @@ public final class JSONDocument: @unchecked Sendable {
         _ input: UnsafeBufferPointer<UInt8>
     ) throws(JSONParseError) -> (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Node>) {
         let count = input.count
+        try JSONTapeBuilder.checkLength(count)  // before copying a hostile gigabyte
         let padded = UnsafeMutablePointer<UInt8>.allocate(capacity: count + JSONTapeBuilder.padding)
         if let source = input.baseAddress { padded.initialize(from: source, count: count) }
         (padded + count).initialize(repeating: 0, count: JSONTapeBuilder.padding)

@@ -8,6 +8,16 @@ struct JSONTapeBuilder {
     /// Zero bytes the input buffer must have after its last byte.
     static let padding = 8
     static let maximumDepth = 512
+    /// Node offsets are 32-bit, and unescaped string contents are addressed past the input's end
+    /// (they are never longer than the input): so at most half of `Int32.max`, 1 GiB.
+    static let maximumInputLength = Int(Int32.max) / 2
+
+    /// Refuses an input longer than ``maximumInputLength``.
+    static func checkLength(_ count: Int) throws(JSONParseError) {
+        guard count <= maximumInputLength else {
+            throw JSONParseError(offset: 0, reason: "document too large (more than \(maximumInputLength) bytes)")
+        }
+    }
 
     /// Node storage, grown by doubling; ownership passes to the document (``takeNodes()``).
     private var storage: UnsafeMutablePointer<JSONDocument.Node>
@@ -30,7 +40,7 @@ struct JSONTapeBuilder {
     init(paddedInput base: UnsafePointer<UInt8>, count: Int) {
         self.base = base
         end = count
-        capacity = max(16, count / 8 + 8)
+        capacity = max(16, min(count / 8 + 8, 1 << 20))  // grown by doubling past a million nodes
         storage = .allocate(capacity: capacity)
     }
 
@@ -81,7 +91,7 @@ struct JSONTapeBuilder {
     }
 
     mutating func parse() throws(JSONParseError) {
-        guard end < Int(Int32.max) else { throw fail("document too large", at: 0) }
+        try Self.checkLength(end)
         /// The innermost open container, or -1 at the top level.
         var current = -1
         var depth = 0
