@@ -41,6 +41,9 @@ public struct EIP712Error: Error, Sendable, Equatable, CustomStringConvertible {
         /// The `encodeType` strings of the structs to hash total more than `limit` bytes (see
         /// `EIP712Schema.maximumEncodeTypeBytes`).
         case typesTooLarge(limit: Int)
+        /// The `types` object's JSON text is longer than `limit` bytes (see
+        /// `EIP712Schema.maximumTypesLength`).
+        case typesObjectTooLarge(limit: Int)
     }
 
     /// Where, from the document root (`message`, `domain`, `types`, `primaryType`).
@@ -91,6 +94,7 @@ public struct EIP712Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .bytesLength(let expected, let actual): "expected \(expected) bytes, got \(actual)"
         case .arrayLength(let expected, let actual): "expected \(expected) elements, got \(actual)"
         case .nonStandardDomainField(let f): "non-standard EIP712Domain field \(EchoedText.abbreviated(f))"
+        case .typesObjectTooLarge(let limit): "the types object is longer than \(limit) bytes"
         case .typesTooLarge(let limit):
             "the structs' encodeType strings total more than \(limit) bytes, more than SignerKit hashes for one schema"
         }

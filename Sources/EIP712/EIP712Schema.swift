@@ -7,6 +7,10 @@ public struct EIP712Schema: Sendable {
     /// ``EIP712Error/Reason/typesTooLarge(limit:)``.
     public static let maximumEncodeTypeBytes = TypeHasher.maximumEncodeTypeBytes
 
+    /// The longest `types` object compiled, in bytes of JSON text (256 MiB); longer ones are refused
+    /// with ``EIP712Error/Reason/typesObjectTooLarge(limit:)``.
+    public static let maximumTypesLength = 1 << 28
+
     /// The name EIP-712 reserves for the domain struct.
     public static let domainTypeName = SchemaCompiler.domainTypeName.utf8Bytes.text
 
@@ -46,7 +50,12 @@ public struct EIP712Schema: Sendable {
 
     /// Compiles the `types` object at node `types` of `document` (see ``init(types:domain:primaryType:)``).
     init(document: JSONDocument, types: Int, domain: JSONNode?, primaryType: String?) throws(EIP712Error) {
-        var compiler = SchemaCompiler(document: document, typesSourceLength: document.node(at: types).sourceLength)
+        let typesLength = document.node(at: types).sourceLength
+        // Arena spans are 32-bit and the arena holds up to twice the `types` text.
+        guard typesLength <= Self.maximumTypesLength else {
+            throw EIP712Error(.typesObjectTooLarge(limit: Self.maximumTypesLength), at: [.key("types")])
+        }
+        var compiler = SchemaCompiler(document: document, typesSourceLength: typesLength)
         do {
             try compiler.compile(types: types, domain: domain)
         } catch {

@@ -178,6 +178,20 @@ import Testing
         }
     }
 
+    @Test("a types object over 256 MiB is refused before compiling (arena offsets are 32-bit)")
+    func hugeTypesObjectRefused() throws {
+        let head = Array(#"{"A":[{"name":"a","type":"string","pad":""#.utf8)
+        let padding = [UInt8](repeating: UInt8(ascii: "x"), count: EIP712Schema.maximumTypesLength)
+        let document = try JSONDocument(bytes: head + padding + Array(#""}]}"#.utf8))
+        do {
+            _ = try EIP712Schema(types: document.root, domain: nil, primaryType: "A")
+            Issue.record("a types object of \(document.root.sourceLength) bytes was compiled")
+        } catch {
+            #expect(error.reason == .typesObjectTooLarge(limit: EIP712Schema.maximumTypesLength))
+            #expect(error.path == [.key("types")])
+        }
+    }
+
     @Test("a hostile chain of structs is refused at types, quickly, with the limit named")
     func hostileChainRefused() throws {
         for n in [400, 5_000] {
