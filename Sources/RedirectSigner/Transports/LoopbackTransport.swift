@@ -151,7 +151,8 @@ extension URLOpener {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             do { try process.run() } catch { throw .transport("cannot start \(executable): \(error)") }
-            Thread.detachNewThread { while process.isRunning { usleep(50_000) } }  // reap; waitUntilExit can spin on Linux
+            // Reap the child by polling: waitUntilExit can spin on Linux.
+            Thread.detachNewThread { while process.isRunning { usleep(50_000) } }
         }
     }
 
