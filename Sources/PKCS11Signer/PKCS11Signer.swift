@@ -282,16 +282,10 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
 
     /// Low-s normalisation and the recovery id against the cached public key.
     private func recoverable(_ raw: RawSignature, prehash: Digest32) throws(PKCS11Error) -> RecoverableSignature {
-        let lowS = Secp256k1.normalize(r: raw.r, s: raw.s).s
-        let recoveryId: UInt8
         do {
-            recoveryId = try recoveryIds.recoveryId(prehash: prehash, r: raw.r, s: raw.s)
+            return try recoveryIds.recoverableSignature(prehash: prehash, r: raw.r, s: raw.s)
         } catch {
             throw .signatureMismatch("the token's signature does not recover to \(address.checksummed) (\(error))")
         }
-        guard let signature = try? RecoverableSignature(r: raw.r, s: lowS, recoveryId: recoveryId) else {
-            throw .signatureMismatch("invalid recovery id \(recoveryId)")
-        }
-        return signature
     }
 }

@@ -64,16 +64,25 @@ public final class RecoveryIdSolver: Sendable {
     /// - Throws: ``RecoveryError/invalidSignature`` if r or s is 0 or ≥ n,
     ///   ``RecoveryError/noMatchingRecoveryId`` if neither id recovers ``publicKey``.
     public func recoveryId(prehash: Digest32, r: Bytes32, s: Bytes32) throws(RecoveryError) -> UInt8 {
-        let lowS = Secp256k1.normalize(r: r, s: s).s
-        guard Secp256k1.isScalarInRange(r), Secp256k1.isScalarInRange(lowS) else { throw .invalidSignature }
-        let search: Secp256k1.RecoveryIdSearch
-        if let multiples = multiplesToUse() {
-            search = Self.solve(prehash: prehash, r: r, s: lowS, keyMultiples: multiples)
-        } else {
-            search = Secp256k1.solveRecoveryId(prehash: prehash, r: r, s: lowS, expected: publicKey)
+        try recoverableSignature(prehash: prehash, r: r, s: s).recoveryId
+    }
+
+    /// The final signature for the raw signature r‖s over `prehash`: r, s brought to low s, and
+    /// the recovery id found as in ``recoveryId(prehash:r:s:)``.
+    ///
+    /// - Throws: as ``recoveryId(prehash:r:s:)``.
+    public func recoverableSignature(prehash: Digest32, r: Bytes32, s: Bytes32) throws(RecoveryError)
+        -> RecoverableSignature
+    {
+        try Secp256k1.recoverableSignature(r: r, s: s) { lowS in
+            guard let multiples = multiplesToUse() else {
+                return Secp256k1.lowSRecoveryId(prehash: prehash, r: r, s: lowS, expected: publicKey)
+            }
+            guard case .found(let id) = Self.solve(prehash: prehash, r: r, s: lowS, keyMultiples: multiples) else {
+                return nil
+            }
+            return id
         }
-        guard case .found(let id) = search else { throw .noMatchingRecoveryId }
-        return id
     }
 
     /// The key's multiples when built; builds them when this is signature number

@@ -73,16 +73,36 @@ public enum Secp256k1 {
     public static func recoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) throws(RecoveryError)
         -> UInt8
     {
+        try recoverableSignature(r: r, s: s) { lowS in
+            lowSRecoveryId(prehash: prehash, r: r, s: lowS, expected: expected)
+        }.recoveryId
+    }
+
+    /// The final signature for a raw r‖s: r, s brought to low s, and the id `search` finds for
+    /// that low s (nil: none).
+    ///
+    /// - Throws: ``RecoveryError/invalidSignature`` if r or s is 0 or ≥ n,
+    ///   ``RecoveryError/noMatchingRecoveryId`` if `search` finds no id.
+    static func recoverableSignature(r: Bytes32, s: Bytes32, search: (Bytes32) -> UInt8?) throws(RecoveryError)
+        -> RecoverableSignature
+    {
         let (lowS, _) = normalize(r: r, s: s)
         guard isScalarInRange(r), isScalarInRange(lowS) else { throw .invalidSignature }
-        let id: UInt8?
-        switch solveRecoveryId(prehash: prehash, r: r, s: lowS, expected: expected) {
-        case .found(let found): id = found
-        case .noMatch: id = nil
-        case .notApplicable: id = trialRecoveryId(prehash: prehash, r: r, s: lowS, expected: expected)
+        guard let id = search(lowS), let signature = try? RecoverableSignature(r: r, s: lowS, recoveryId: id) else {
+            throw .noMatchingRecoveryId
         }
-        guard let id else { throw .noMatchingRecoveryId }
-        return id
+        return signature
+    }
+
+    /// The recovery id of the low-s signature (r, s) by `expected`: one crafted recovery
+    /// (``solveRecoveryId(prehash:r:s:expected:)``), or trial recovery for a key whose
+    /// x-coordinate is not below n; nil when no id yields `expected`.
+    static func lowSRecoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) -> UInt8? {
+        switch solveRecoveryId(prehash: prehash, r: r, s: s, expected: expected) {
+        case .found(let id): id
+        case .noMatch: nil
+        case .notApplicable: trialRecoveryId(prehash: prehash, r: r, s: s, expected: expected)
+        }
     }
 
     /// What ``solveRecoveryId(prehash:r:s:expected:)`` found.

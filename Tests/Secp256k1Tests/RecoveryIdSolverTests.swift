@@ -151,12 +151,15 @@ import Testing
         let keys = [try RecoveryIdTests.pointWithXAtLeastOrder(), PrivateKey.generate().publicKey]
         for (k, key) in keys.enumerated() {
             let solver = RecoveryIdSolver(publicKey: key, precomputeAfter: 0)
+            let recoveries = RecoveryIdSolver(publicKey: key, precomputeAfter: .max)
             for i in 0..<16 {
                 let forged = try RecoveryIdTests.forge(
                     key: key, u1: RecoveryIdTests.scalar("solver u1 \(k) \(i)"),
                     u2: RecoveryIdTests.scalar("solver u2 \(k) \(i)"))
                 let id = try solver.recoveryId(prehash: forged.digest, r: forged.r, s: forged.s)
                 try RecoveryIdTests.expectRecovers(id, prehash: forged.digest, r: forged.r, s: forged.s, key: key)
+                // Before any precomputation too (for x ≥ n, through trial recovery).
+                #expect(try recoveries.recoveryId(prehash: forged.digest, r: forged.r, s: forged.s) == id)
                 #expect(try Secp256k1.recoveryId(prehash: forged.digest, r: forged.r, s: forged.s, expected: key) == id)
             }
         }
