@@ -164,10 +164,8 @@ struct SchemaCompiler {
             }
             let typeBytes = document.unsafeUTF8(at: typeIndex)
             let duplicate: Bool
-            if var names = fieldNames {
-                fieldNames = nil  // keep the set uniquely referenced while inserting
-                duplicate = !names.insert(Array(nameBytes)).inserted
-                fieldNames = names
+            if let inserted = fieldNames?.insert(Array(nameBytes)).inserted {
+                duplicate = !inserted
             } else {
                 duplicate = fields[first...].contains { SchemaArena.equal(writer.slice($0.name), nameBytes) }
                 if !duplicate && fields.count - first == Self.linearSearchLimit {

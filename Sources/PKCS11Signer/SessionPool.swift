@@ -82,14 +82,7 @@ final class SessionPool: Sendable {
     func acquire() async throws(PKCS11Error) -> PooledSession {
         // Fast path: nobody waits while a session is idle (``release(_:)`` serves waiters first),
         // so taking one here keeps the first-come order and needs no continuation.
-        let available: Grant? = state.withLock { state in
-            if let session = state.idle.popLast() { return .session(session) }
-            if state.open < capacity {
-                state.open += 1
-                return .openNew
-            }
-            return nil
-        }
+        let available = state.withLock { Self.take(&$0, capacity: capacity) }
         let grant: Grant
         if let available {
             grant = available
@@ -113,16 +106,21 @@ final class SessionPool: Sendable {
     private func waitForGrant() async -> Grant {
         await withCheckedContinuation { continuation in
             let immediate: Grant? = state.withLock { state in
-                if let session = state.idle.popLast() { return .session(session) }
-                if state.open < capacity {
-                    state.open += 1
-                    return .openNew
-                }
+                if let grant = Self.take(&state, capacity: capacity) { return grant }
                 state.waiters.append(continuation)
                 return nil
             }
             if let immediate { continuation.resume(returning: immediate) }
         }
+    }
+
+    /// An idle session, or the right to open one while fewer than `capacity` are open; nil when
+    /// neither is available.
+    private static func take(_ state: inout State, capacity: Int) -> Grant? {
+        if let session = state.idle.popLast() { return .session(session) }
+        guard state.open < capacity else { return nil }
+        state.open += 1
+        return .openNew
     }
 
     /// Returns a usable session: the longest waiter gets it, else it goes idle. Returns whether a
