@@ -303,17 +303,16 @@ struct JSONGenerator {
 
 @Suite("JSON parser: size limit")
 struct JSONSizeLimitTests {
-    /// A document over 1 GiB is refused before a byte is read: its unescaped strings would be
-    /// addressed past 32-bit offsets (a 1.5 GB array of escaped strings trapped before). The
-    /// builder is given a tiny buffer and told it is that long; the check must fire first.
+    /// A document over 1 GiB is refused before a byte is read or copied: its unescaped strings
+    /// would be addressed past 32-bit offsets (a 1.5 GB array of escaped strings trapped before).
+    /// The parser is given a tiny buffer that claims that length; the check must fire first.
     @Test func overOneGiBIsRefusedUpFront() throws {
         let buffer = [UInt8](repeating: 0, count: 64)
         for claimed in [JSONTapeBuilder.maximumInputLength + 1, Int(Int32.max), Int(Int32.max) + 10] {
             try buffer.withUnsafeBufferPointer { bytes in
-                var builder = JSONTapeBuilder(paddedInput: try #require(bytes.baseAddress), count: claimed)
-                defer { builder.discard() }
+                let input = UnsafeBufferPointer(start: try #require(bytes.baseAddress), count: claimed)
                 #expect(throws: JSONParseError(offset: 0, reason: "document too large (more than 1073741823 bytes)")) {
-                    try builder.parse()
+                    _ = try JSONDocument.parse(input)
                 }
             }
         }

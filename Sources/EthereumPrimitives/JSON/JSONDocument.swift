@@ -71,11 +71,15 @@ public final class JSONDocument: @unchecked Sendable {
 
     /// Builds the tape over a padded copy of `input`; returns the owned text (input, then unescaped
     /// strings) and the nodes.
-    private static func parse(
+    static func parse(
         _ input: UnsafeBufferPointer<UInt8>
     ) throws(JSONParseError) -> (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Node>) {
         let count = input.count
-        try JSONTapeBuilder.checkLength(count)  // before copying a hostile gigabyte
+        // Refused before copying a hostile gigabyte.
+        guard count <= JSONTapeBuilder.maximumInputLength else {
+            throw JSONParseError(
+                offset: 0, reason: "document too large (more than \(JSONTapeBuilder.maximumInputLength) bytes)")
+        }
         let padded = UnsafeMutablePointer<UInt8>.allocate(capacity: count + JSONTapeBuilder.padding)
         if let source = input.baseAddress { padded.initialize(from: source, count: count) }
         (padded + count).initialize(repeating: 0, count: JSONTapeBuilder.padding)

@@ -12,13 +12,6 @@ struct JSONTapeBuilder {
     /// (they are never longer than the input): so at most half of `Int32.max`, 1 GiB.
     static let maximumInputLength = Int(Int32.max) / 2
 
-    /// Refuses an input longer than ``maximumInputLength``.
-    static func checkLength(_ count: Int) throws(JSONParseError) {
-        guard count <= maximumInputLength else {
-            throw JSONParseError(offset: 0, reason: "document too large (more than \(maximumInputLength) bytes)")
-        }
-    }
-
     /// Node storage, grown by doubling; ownership passes to the document (``takeNodes()``).
     private var storage: UnsafeMutablePointer<JSONDocument.Node>
     private var capacity: Int
@@ -91,7 +84,7 @@ struct JSONTapeBuilder {
     }
 
     mutating func parse() throws(JSONParseError) {
-        try Self.checkLength(end)
+        precondition(end <= Self.maximumInputLength, "JSONDocument refuses longer inputs")
         /// The innermost open container, or -1 at the top level.
         var current = -1
         var depth = 0
