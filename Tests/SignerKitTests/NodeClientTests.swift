@@ -27,29 +27,6 @@ private func nodeError(_ body: () async throws -> Void, sourceLocation: SourceLo
     }
 }
 
-/// A port on 127.0.0.1 that nothing listens on: bound to learn a free one, then closed.
-private func closedPort() throws -> UInt16 {
-    #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-    #endif
-    guard fd >= 0 else { throw LocalEVMError(description: "socket() failed") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-            bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-        }
-    }
-    guard bound else { throw LocalEVMError(description: "bind() failed") }
-    return UInt16(bigEndian: address.sin_port)
-}
-
 /// 1000 ether in wei, what `--fund` credits by default.
 private let eth1000Hex = "0x3635c9adc5dea00000"
 /// eth-tester's first prefunded account (private key 0x…01), which pays for `--fund`.
@@ -167,14 +144,16 @@ struct NodeClientTests {
 
     @Test("Transport failures: a closed port gives .transport; a non-JSON error status gives .http")
     func transportAndHTTP() async throws {
-        let port = try closedPort()
-        let closed = JSONRPCClient(url: try #require(URL(string: "http://127.0.0.1:\(port)")), timeout: .seconds(10))
+        let refusing = try RefusingPort()
+        let closed = JSONRPCClient(
+            url: try #require(URL(string: "http://127.0.0.1:\(refusing.port)")), timeout: .seconds(10))
         let error = await nodeError { _ = try await closed.chainId() }
         guard case .transport(let text)? = error else {
             Issue.record("expected .transport, got \(String(describing: error))")
             return
         }
         #expect(text.contains("eth_chainId"))
+        withExtendedLifetime(refusing) {}
 
         let evm = try await LocalEVM.start()
         defer { evm.stop() }

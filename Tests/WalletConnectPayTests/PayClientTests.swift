@@ -1,3 +1,4 @@
+import EVMTestSupport
 import EthereumPrimitives
 import Foundation
 import SignerKit
@@ -272,12 +273,13 @@ struct PayClientTests {
 
     @Test("transport errors and timeouts")
     func transportAndTimeout() async throws {
-        let port = try closedPort()
+        let refusing = try RefusingPort()
         let refused = PayClient(
             configuration: PayClientConfiguration(
-                baseURL: URL(string: "http://127.0.0.1:\(port)")!, authentication: .none,
+                baseURL: URL(string: "http://127.0.0.1:\(refusing.port)")!, authentication: .none,
                 retry: PayRetryPolicy(maxRetries: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(5))))
         var error = await payError { () async throws(PayError) in try await refused.payment(paymentId: "pay_1") }
+        withExtendedLifetime(refusing) {}
         guard case .transport? = error else {
             Issue.record("expected .transport, got \(String(describing: error))"); return
         }

@@ -99,14 +99,6 @@ func rawRequest(_ method: String, _ url: URL, body: String? = nil, contentType: 
     return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
 }
 
-/// A port on 127.0.0.1 that nothing listens on.
-func closedPort() throws -> UInt16 {
-    let server = try LoopbackHTTPServer { _ in LoopbackHTTPResponse(status: 500) }
-    let port = server.port
-    server.stop()
-    return port
-}
-
 /// An in-memory Ethereum node that accepts any transaction: enough for a wallet to fill, sign and
 /// "broadcast" (the hash it returns is keccak256 of the raw transaction, as a real node's).
 final class StubNode: EthereumNode {
