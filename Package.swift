@@ -176,7 +176,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WalletConnectPayTests",
-            dependencies: ["WalletConnectPay", "SignerKit", "SoftwareSigner", "Secp256k1", "EthereumPrimitives", "EVMTestSupport"],
+            dependencies: [
+                "WalletConnectPay", "SignerKit", "SoftwareSigner", "Secp256k1", "EthereumPrimitives",
+                "EthereumTransactions", "EIP712", "EVMTestSupport",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(

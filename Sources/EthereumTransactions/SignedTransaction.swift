@@ -95,6 +95,15 @@ enum RawDecoder {
         }
     }
 
+    /// A nonce: at most 2^64 − 2 (EIP-2681).
+    static func nonce(_ item: RLPItem) throws(TransactionError) -> UInt256 {
+        let value = try uint256(item, "nonce")
+        guard value < UInt256(UInt64.max) else {
+            throw .invalidRawField(field: "nonce", problem: .invalidValue("\(value.decimalString) (EIP-2681: below 2^64-1)"))
+        }
+        return value
+    }
+
     static func bytes(_ item: RLPItem, _ field: String) throws(TransactionError) -> [UInt8] {
         do throws(RLPError) { return try item.asBytes() } catch {
             throw .invalidRawField(field: field, problem: .rlp(error))
@@ -181,7 +190,7 @@ enum RawDecoder {
             throw .invalidRawField(field: "v", problem: .invalidValue(Self.hexQuantity(vBytes)))
         }
         let tx = LegacyTransaction(
-            nonce: try uint256(f[0], "nonce"), gasPrice: try uint256(f[1], "gasPrice"),
+            nonce: try nonce(f[0]), gasPrice: try uint256(f[1], "gasPrice"),
             gasLimit: try uint256(f[2], "gasLimit"), to: try to(f[3]), value: try uint256(f[4], "value"),
             data: try bytes(f[5], "data"), chainId: chainId)
         let signature = try signature(
@@ -192,7 +201,7 @@ enum RawDecoder {
     static func eip2930(_ f: [RLPItem]) throws(TransactionError) -> SignedTransaction {
         try checkCount(f, 11, .eip2930)
         let tx = EIP2930Transaction(
-            chainId: try uint256(f[0], "chainId"), nonce: try uint256(f[1], "nonce"),
+            chainId: try uint256(f[0], "chainId"), nonce: try nonce(f[1]),
             gasPrice: try uint256(f[2], "gasPrice"), gasLimit: try uint256(f[3], "gasLimit"), to: try to(f[4]),
             value: try uint256(f[5], "value"), data: try bytes(f[6], "data"), accessList: try accessList(f[7]))
         return SignedTransaction(transaction: .eip2930(tx), signature: try typedSignature(f[8...]))
@@ -201,7 +210,7 @@ enum RawDecoder {
     static func eip1559(_ f: [RLPItem]) throws(TransactionError) -> SignedTransaction {
         try checkCount(f, 12, .eip1559)
         let tx = EIP1559Transaction(
-            chainId: try uint256(f[0], "chainId"), nonce: try uint256(f[1], "nonce"),
+            chainId: try uint256(f[0], "chainId"), nonce: try nonce(f[1]),
             maxPriorityFeePerGas: try uint256(f[2], "maxPriorityFeePerGas"),
             maxFeePerGas: try uint256(f[3], "maxFeePerGas"), gasLimit: try uint256(f[4], "gasLimit"),
             to: try to(f[5]), value: try uint256(f[6], "value"), data: try bytes(f[7], "data"),

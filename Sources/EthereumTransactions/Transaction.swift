@@ -91,6 +91,16 @@ public enum Transaction: Sendable, Hashable {
         }
     }
 
+    /// The most wei per gas the transaction can pay the block producer as a tip: `gasPrice` for
+    /// legacy and EIP-2930 transactions, `maxPriorityFeePerGas` for EIP-1559 (geth's `GasTipCap`).
+    public var gasTipCap: UInt256 {
+        switch self {
+        case .legacy(let tx): tx.gasPrice
+        case .eip2930(let tx): tx.gasPrice
+        case .eip1559(let tx): tx.maxPriorityFeePerGas
+        }
+    }
+
     /// The bytes whose Keccak-256 is signed (see each type's `signingPayload`).
     public var signingPayload: [UInt8] {
         switch self {

@@ -124,6 +124,7 @@ public struct TransactionRequest: Sendable, Hashable {
 
     /// Checks that the present fields fit ``type`` and each other.
     func validate() throws(TransactionError) {
+        if let nonce { try Self.checkNonce(nonce) }
         switch type {
         case .legacy, .eip2930:
             if maxFeePerGas != nil { throw .fieldNotAllowed(field: "maxFeePerGas", type: type) }
@@ -136,6 +137,11 @@ public struct TransactionRequest: Sendable, Hashable {
             }
         }
         if to == nil && data.isEmpty { throw .contractCreationWithoutData }
+    }
+
+    /// Refuses nonces of 2^64 − 1 and above (EIP-2681).
+    static func checkNonce(_ nonce: UInt256) throws(TransactionError) {
+        guard nonce < UInt256(UInt64.max) else { throw .nonceTooLarge(nonce) }
     }
 
     /// The JSON names of the fields still missing for ``type``, in the order ``complete(chainId:)``

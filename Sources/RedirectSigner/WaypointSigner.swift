@@ -14,10 +14,10 @@ import SignerKit
 /// let signed = try await dispatcher.sign(actions: actions)   // results in action order
 /// ```
 ///
-/// Every request names the signing account as `expectAddress`, and every result is verified before
-/// it is returned: a signature must recover to the account over the digest SignerKit computed from
-/// the resolved request (never a digest the wallet reports), and a transaction hash must be 32
-/// bytes. The hosted wallet picks nonce, gas and fees for transactions itself; a request's own
+/// Every request names the signing account as `expectAddress`. Results are read here and verified
+/// by the dispatcher, once, like every backend's: a signature must be low-s and recover to the account
+/// over the digest SignerKit computed from the resolved request (never a digest the wallet reports),
+/// and a transaction hash must be 32 bytes. The hosted wallet picks nonce, gas and fees for transactions itself; a request's own
 /// values for those are not forwarded. `personal_sign` messages must be UTF-8 text, since the hosted
 /// wallet signs text only.
 public struct WaypointSigner: WalletRpcSigner {
@@ -57,7 +57,7 @@ public struct WaypointSigner: WalletRpcSigner {
     /// `WaypointSigner(<origin>)`.
     public var name: String { "WaypointSigner(\(session.origin))" }
 
-    /// Sends the request to the hosted wallet, waits for the callback and verifies it.
+    /// Sends the request to the hosted wallet, waits for the callback and reads it (the dispatcher verifies).
     public func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
         guard methods.contains(request.method) else { throw .unsupportedMethod(request.method.rawValue) }
         guard accounts.contains(request.account) else {
@@ -72,14 +72,14 @@ public struct WaypointSigner: WalletRpcSigner {
 
     private func perform(_ request: ResolvedRequest) async throws(WaypointError) -> ActionResult {
         switch (request.method, request.payload) {
-        case (.personalSign, .personalMessage(let bytes, let digest)):
-            return .signature(
-                try await session.signPersonalMessage(
-                    bytes: bytes, digest: digest, account: request.account, chainId: request.chainId))
-        case (.signTypedDataV4, .typedData(let typedData, let hashes)):
-            return .signature(
-                try await session.signTypedData(
-                    typedData, digest: hashes.digest, account: request.account, chainId: request.chainId))
+        case (.personalSign, .personalMessage(let bytes, _)):
+            let walletRequest = try session.personalSignRequest(
+                bytes: bytes, account: request.account, chainId: request.chainId)
+            return .signature(try await session.signature(for: walletRequest, verifiedAgainst: nil, account: request.account))
+        case (.signTypedDataV4, .typedData(let typedData, _)):
+            let walletRequest = try session.typedDataRequest(
+                typedData, account: request.account, chainId: request.chainId)
+            return .signature(try await session.signature(for: walletRequest, verifiedAgainst: nil, account: request.account))
         case (.sendTransaction, .transaction(let transaction, _)):
             guard let to = transaction.to else {
                 throw .invalidRequest("the hosted wallet cannot deploy contracts: transaction has no to")

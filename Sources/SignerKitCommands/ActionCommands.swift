@@ -25,14 +25,19 @@ enum ActionCommands {
 
             Every action is checked before anything is signed; one bad action exits 65 naming its index
             (action[2]) and nothing is printed. With --rpc-url, the node's eth_chainId must equal each action's
-            chain; the node fills a transaction's missing nonce, gas and fees, and eth_sendTransaction broadcasts
-            (the result is the hash; receipts are not awaited). Without it, transactions must be complete and
-            eth_sendTransaction is refused.
+            chain; the node fills a transaction's missing nonce (never below one already used by this batch or
+            the journal), gas and fees, and eth_sendTransaction broadcasts and waits for the receipt: the result
+            is the hash, and a reverted or unmined transaction exits 65 naming its hash. An action that follows
+            an eth_sendTransaction of the same account is signed only once that transaction is mined with
+            status 1. Without --rpc-url, transactions must be complete and eth_sendTransaction is refused.
+
+            \(TransactionSafetyOptions.details)
 
             \(SigningKeyOptions.details)
             """,
-        synopsis: "--actions FILE|- \(SigningKeyOptions.synopsis) [--rpc-url URL]",
-        flags: [actionsFlag, rpcURLFlag] + SigningKeyOptions.flags,
+        synopsis:
+            "--actions FILE|- \(SigningKeyOptions.synopsis) [--rpc-url URL] [--journal FILE] [--idempotency-key K]",
+        flags: [actionsFlag, rpcURLFlag] + TransactionSafetyOptions.flags + SigningKeyOptions.flags,
         run: run)
 
     /// Parses, validates, signs and prints the results.
@@ -42,19 +47,25 @@ enum ActionCommands {
             positional: try options.required(actionsFlag.name, "(the JSON array of actions; - reads stdin)"))
         try SigningKeyOptions.checkPresent(options)
         let url = try options.value(rpcURLFlag.name).map(nodeURL)
+        let policies = try TransactionSafetyOptions.policies(options)
+        let idempotencyKey = try TransactionSafetyOptions.idempotencyKey(options)
         let actions = try parse(try source.readText(io: context.io))
         let signer = try await loadSigningKey(options, io: context.io)
 
         var nodes: [ChainID: any EthereumNode] = [:]
+        var configuration = DispatchConfiguration()
         if let url {
             // Refuse bad actions before touching the network.
-            try await validate(actions, account: signer.address)
+            try await validate(actions, account: signer.address, policies: policies)
             nodes = try await checkedNodes(url, for: actions)
+            configuration.journal = try TransactionSafetyOptions.journal(options, io: context.io)
         }
-        let dispatcher = RpcDispatcher(nodes: nodes)
+        let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration) { policies }
         do { try dispatcher.register(signer) } catch { throw .invalidInput("\(error)") }
         let signed: SignedActions
-        do { signed = try await dispatcher.sign(actions: actions) } catch { throw .invalidInput(error.description) }
+        do { signed = try await dispatcher.sign(actions: actions, idempotencyKey: idempotencyKey) } catch {
+            throw CommandFailure.invalidInput(error.description).noting(TransactionSafetyOptions.broadcastNotes(error))
+        }
         context.printLine(JSONValue.array(signed.results.map(JSONValue.string)).serialized)
         return .success
     }
@@ -76,10 +87,15 @@ enum ActionCommands {
         return url
     }
 
-    /// Runs every action through the dispatcher's checks (parsing, chains, accounts) with a backend
-    /// that signs nothing, so a bad action is reported before the node is contacted.
-    static func validate(_ actions: [WalletRpcAction], account: Address) async throws(CommandFailure) {
-        let dispatcher = RpcDispatcher()
+    /// Runs every action through the dispatcher's checks (parsing, chains, accounts, policies on given
+    /// values) with a backend that signs nothing, so a bad action is reported before the node is contacted.
+    static func validate(
+        _ actions: [WalletRpcAction], account: Address, policies: [any ActionPolicy]
+    ) async throws(CommandFailure) {
+        // No node here, so dependent actions cannot be followed: that is checked with the node, later.
+        let dispatcher = RpcDispatcher(configuration: DispatchConfiguration(ordersDependentActions: false)) {
+            policies
+        }
         do { try dispatcher.register(ValidationBackend(accounts: [account])) } catch { throw .invalidInput("\(error)") }
         do { _ = try await dispatcher.sign(actions: actions) } catch {
             if case .backend = error.kind { return }

@@ -8,6 +8,9 @@ struct CommandFailure: Error, Sendable, Equatable, CustomStringConvertible {
     var message: String
     /// The exit status to return.
     var exitCode: ExitCode
+    /// Lines printed on stderr before the `error:` line (e.g. `broadcast: action[0] 0x…` for every
+    /// transaction already sent when a batch failed).
+    var notes: [String] = []
 
     /// Invalid input: exit status 65.
     static func invalidInput(_ message: String) -> CommandFailure {
@@ -25,6 +28,13 @@ struct CommandFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// exit status 1.
     static func failure(_ message: String) -> CommandFailure {
         CommandFailure(message: message, exitCode: .failure)
+    }
+
+    /// The same failure with `notes` printed before its `error:` line.
+    func noting(_ notes: [String]) -> CommandFailure {
+        var copy = self
+        copy.notes = notes + copy.notes
+        return copy
     }
 
     /// The message.

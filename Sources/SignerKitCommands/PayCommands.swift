@@ -21,6 +21,8 @@ enum PayCommands {
             the steps are printed); 65 for invalid input or any error on the way (Pay API, network, signing:
             one "error: …" line on stderr, nothing on stdout).
 
+            \(TransactionSafetyOptions.details)
+
             signerkit pay serve-local [--port N] [--rpc-url URL] runs a local Pay service on 127.0.0.1
             (any https://pay.walletconnect.com/?pid=pay_<name> link is created on first use) until
             interrupted; its first line is "listening http://127.0.0.1:<port>".
@@ -30,7 +32,7 @@ enum PayCommands {
         synopsis:
             "PAYMENT-LINK \(SigningKeyOptions.synopsis) [--account CAIP10]... [options]\n"
             + "       signerkit pay serve-local [--port N] [--rpc-url URL]",
-        flags: SigningKeyOptions.flags + [
+        flags: SigningKeyOptions.flags + TransactionSafetyOptions.capAndJournalFlags + [
             .option(
                 "--account", value: "CAIP10", repeatable: true, help: "an account to pay from, e.g. eip155:8453:0x…"),
             .option("--api-url", value: "URL", help: "the Pay API (default https://api.pay.walletconnect.com)"),
@@ -104,12 +106,11 @@ enum PayCommands {
             }
             nodes[chain] = node
         }
-        let dispatcher = RpcDispatcher(nodes: nodes)
-        do {
-            try dispatcher.register(PrehashBackend(signer, receiptTimeout: nodes.isEmpty ? nil : .seconds(120)))
-        } catch {
-            throw .invalidInput("\(error)")
-        }
+        var configuration = DispatchConfiguration()
+        if !nodes.isEmpty { configuration.journal = try TransactionSafetyOptions.journal(options, io: context.io) }
+        let policies = try TransactionSafetyOptions.policies(options)
+        let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration) { policies }
+        do { try dispatcher.register(signer) } catch { throw .invalidInput("\(error)") }
         let client = PayClient(configuration: PayClientConfiguration(baseURL: baseURL, authentication: authentication))
         // The steps are printed once the payment reaches a final status: an error on the way leaves
         // stdout empty (one "error: …" line on stderr, exit status 65).
@@ -121,7 +122,9 @@ enum PayCommands {
         do {
             final = try await flow.pay(link: paymentId, accounts: accounts, optionId: options.value("--option"))
         } catch {
-            throw .invalidInput(message(for: error, hasNode: !nodes.isEmpty))
+            let failure = CommandFailure.invalidInput(message(for: error, hasNode: !nodes.isEmpty))
+            guard case .signing(let dispatchError) = error else { throw failure }
+            throw failure.noting(TransactionSafetyOptions.broadcastNotes(dispatchError))
         }
         context.printLine("accounts: " + PayAccounts.wire(accounts).joined(separator: ", "))
         for line in printer.lines { context.printLine(line) }

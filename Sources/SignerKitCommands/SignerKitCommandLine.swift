@@ -68,8 +68,10 @@ public enum SignerKitCommandLine {
         }
     }
 
-    /// Prints `error: <message>` as one line on stderr and returns the failure's status.
+    /// Prints the failure's notes, then `error: <message>` as one line on stderr, and returns the failure's
+    /// status.
     static func report(_ failure: CommandFailure, io: any CommandIO) -> ExitCode {
+        for note in failure.notes { io.writeStandardError("\(TextSafety.singleLine(note))\n") }
         io.writeStandardError("error: \(TextSafety.singleLine(failure.message))\n")
         return failure.exitCode
     }

@@ -17,10 +17,17 @@ enum TxCommands {
             "from" field must be the signing key's address. Nothing is broadcast ("sign --actions --rpc-url" does
             that).
 
+            A legacy transaction without chainId (pre-EIP-155: valid on every chain, so replayable) is signed
+            only with --allow-unprotected; without it, exit 65 naming chainId.
+
             \(SigningKeyOptions.details)
             """,
-        synopsis: "\(SigningKeyOptions.synopsis) [FILE|-]",
-        flags: SigningKeyOptions.flags,
+        synopsis: "\(SigningKeyOptions.synopsis) [--allow-unprotected] [FILE|-]",
+        flags: SigningKeyOptions.flags + [
+            .flag(
+                "--allow-unprotected",
+                help: "sign a legacy transaction without chainId (pre-EIP-155, replayable on every chain)")
+        ],
         positionals: [.positional("FILE|-", optional: true, help: "transaction JSON; - or no argument reads stdin")],
         run: runSign)
 
@@ -29,7 +36,7 @@ enum TxCommands {
         try SigningKeyOptions.checkPresent(context.options)
         let text = try InputSource(positional: context.options.positional(0)).readText(io: context.io)
         let request = try parse(text)
-        let transaction = try complete(request)
+        let transaction = try complete(request, allowUnprotected: context.options.has("--allow-unprotected"))
         let signer = try await loadSigningKey(context.options, io: context.io)
         if let from = request.from, from != signer.address {
             throw .invalidInput(
@@ -50,13 +57,15 @@ enum TxCommands {
         do { return try TransactionRequest(json: value) } catch { throw .invalidInput(error.description) }
     }
 
-    /// The complete transaction; the request must name its chain.
+    /// The complete transaction; the request must name its chain, unless `allowUnprotected` lets a legacy
+    /// one go without (pre-EIP-155).
     ///
     /// - Throws: 65 `field "chainId" is missing`, `field "nonce" is missing`, ….
-    static func complete(_ request: TransactionRequest) throws(CommandFailure) -> Transaction {
-        guard let chainId = request.chainId else {
-            throw .invalidInput(TransactionError.missingField("chainId").description)
+    static func complete(_ request: TransactionRequest, allowUnprotected: Bool) throws(CommandFailure) -> Transaction {
+        guard request.chainId != nil || (allowUnprotected && request.type == .legacy) else {
+            let hint = request.type == .legacy ? " (--allow-unprotected signs it without replay protection)" : ""
+            throw .invalidInput(TransactionError.missingField("chainId").description + hint)
         }
-        do { return try request.complete(chainId: chainId) } catch { throw .invalidInput(error.description) }
+        do { return try request.complete(chainId: request.chainId) } catch { throw .invalidInput(error.description) }
     }
 }

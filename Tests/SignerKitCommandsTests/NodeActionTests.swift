@@ -30,7 +30,10 @@ struct NodeActionTests {
             Actions.action(.sdk, method: "eth_signTransaction", params: .array([signOnly])),
         ]
         let result = await signerkit(
-            ["sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString],
+            [
+                "sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString, "--journal",
+                directory.path("journal.jsonl"),
+            ],
             stdin: Actions.text(actions))
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         let results = try #require(try JSONValue(parsing: result.stdout).arrayValue).compactMap(\.stringValue)

@@ -204,6 +204,14 @@ struct MethodParamsTests {
             try await dispatcher.sign(actions: [Actions.signTransaction(tx)])
         }
         #expect(error?.index == 0)
-        #expect(error?.kind == .noNode(TestChains.base.description), "\(String(describing: error))")
+        // The missing fields are named, though no node could fill them.
+        #expect(
+            error?.kind
+                == .incompleteTransaction(missing: ["nonce", "gas", "gasPrice"], chain: TestChains.base.description),
+            "\(String(describing: error))")
+        #expect(
+            error?.description
+                == "action[0] (eth_signTransaction): transaction is missing nonce, gas, gasPrice and no Ethereum "
+                + "node is configured for eip155:8453 to fill it")
     }
 }

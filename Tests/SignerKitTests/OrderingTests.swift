@@ -119,7 +119,7 @@ struct OrderingTests {
                 WalletRpcAction(chainId: TestChains.base, method: .personalSign, params: "[1]"),
                 { if case .invalidParams = $0 { true } else { false } }
             ),
-            (Actions.personal("hi", stranger), { $0 == .unknownAccount(stranger) }),
+            (Actions.personal("hi", stranger), { $0 == .unknownAccount(stranger, registered: []) }),
             (
                 Actions.typedData(gamma.address, chain: TestChains.base),
                 { if case .chainMismatch = $0 { true } else { false } }
@@ -228,7 +228,7 @@ struct OrderingTests {
                 try await dispatcher.sign(actions: [Actions.personal("ok", gamma.address), action])
             }
             #expect(error?.index == 1)
-            #expect(error?.kind == .unknownAccount(stranger))
+            #expect(error?.kind == .unknownAccount(stranger, registered: []))
         }
         #expect(counter.calls == 0)
     }

@@ -157,7 +157,7 @@ struct PolicyTests {
         let error = await #expect(throws: DispatchError.self) {
             try await dispatcher.sign(actions: [Actions.personal("x", stranger)])
         }
-        #expect(error?.kind == .unknownAccount(stranger))
+        #expect(error?.kind == .unknownAccount(stranger, registered: []))
         await expectRefusal(
             dispatcher, counter, [Actions.personal("x", gamma.address)], index: 0, policy: "refuse everything",
             reason: "no")

@@ -156,7 +156,11 @@ struct RegisterYourOwnBackendTests {
         } catch let error as DispatchError {
             #expect(error.index == 1)
             // No backend claims eth_signTransaction for this account: routing refuses it (policies come after).
-            #expect(error.kind == .unknownAccount(key.address))
+            #expect(
+                error.kind
+                    == .unknownAccount(
+                        key.address,
+                        registered: [AccountRegistration(chains: nil, methods: [.personalSign, .signTypedDataV4])]))
         }
         #expect(asked.withLock { $0 } == 0)
     }

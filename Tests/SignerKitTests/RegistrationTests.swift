@@ -60,7 +60,7 @@ struct RegistrationTests {
                 Actions.personal("hi", alpha.address), Actions.personal("hi", beta.address),
             ])
         }
-        #expect(stranger == DispatchError(index: 1, method: "personal_sign", kind: .unknownAccount(beta.address)))
+        #expect(stranger == DispatchError(index: 1, method: "personal_sign", kind: .unknownAccount(beta.address, registered: [])))
         #expect(
             stranger?.description
                 == "action[1] (personal_sign): no backend registered for account \(beta.address.checksummed)")
@@ -68,14 +68,19 @@ struct RegistrationTests {
         let otherChain = await #expect(throws: DispatchError.self) {
             try await dispatcher.sign(actions: [Actions.personal("hi", alpha.address, chain: TestChains.optimism)])
         }
-        #expect(otherChain?.kind == .unknownAccount(alpha.address))
+        let registration = AccountRegistration(chains: [TestChains.base], methods: [.personalSign])
+        #expect(otherChain?.kind == .unknownAccount(alpha.address, registered: [registration]))
+        #expect(
+            otherChain?.description
+                == "action[0] (personal_sign): no backend registered for account \(alpha.address.checksummed) on this "
+                + "chain with this method; it is registered for eip155:8453 (personal_sign)")
 
         let otherMethod = await #expect(throws: DispatchError.self) {
             try await dispatcher.sign(actions: [
                 Actions.typedData(alpha.address, chain: TestChains.base, chainIdJSON: "8453")
             ])
         }
-        #expect(otherMethod?.kind == .unknownAccount(alpha.address))
+        #expect(otherMethod?.kind == .unknownAccount(alpha.address, registered: [registration]))
     }
 
     @Test(

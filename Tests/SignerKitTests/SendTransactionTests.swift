@@ -231,13 +231,19 @@ struct SendTransactionTests {
         let sendError = await #expect(throws: DispatchError.self) {
             try await setup.dispatcher.sign(actions: [broadcast])
         }
-        guard case .backend(.backendFailure(let text))? = sendError?.kind else {
-            Issue.record("expected a backend failure, got \(String(describing: sendError))")
+        // The node's own error is kept (a definite refusal: the transaction is not listed as broadcast).
+        guard case .backend(.underlying(let text, let underlying))? = sendError?.kind,
+            case .rpc(let code, _, let method)? = underlying as? NodeError
+        else {
+            Issue.record("expected the node's error, got \(String(describing: sendError))")
             return
         }
-        #expect(text.hasPrefix("eth_sendRawTransaction: node error -32000: "), "\(text)")
+        #expect(text == "the node refused the transaction")
+        #expect(code == -32000 && method == "eth_sendRawTransaction")
+        #expect(sendError?.broadcast == [:])
         #expect(
             sendError?.description.hasPrefix(
-                "action[0] (eth_sendTransaction): backend failure: eth_sendRawTransaction: node error -32000") == true)
+                "action[0] (eth_sendTransaction): backend failure: the node refused the transaction: "
+                    + "eth_sendRawTransaction: node error -32000") == true)
     }
 }

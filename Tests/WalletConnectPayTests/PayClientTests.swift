@@ -1,3 +1,4 @@
+import EIP712
 import EVMTestSupport
 import EthereumPrimitives
 import Foundation
@@ -515,27 +516,35 @@ struct PayClientTests {
         #expect(final.status == .succeeded)
     }
 
-    @Test("a signature from another key gets 422 → invalidSignature")
+    @Test("a signature from another key: the dispatcher refuses it; sent anyway, the service answers 422")
     func wrongSigner() async throws {
         let service = try startService()
         defer { service.stop() }
         let id = service.createPayment()
         let client = makeClient(service)
         let victim = SoftwareKeySigner.generate()
+        let impostor = SoftwareKeySigner.generate()
         let dispatcher = RpcDispatcher()
-        try dispatcher.register(ImpostorBackend(claimed: victim.address, actual: SoftwareKeySigner.generate()))
+        try dispatcher.register(ImpostorBackend(claimed: victim.address, actual: impostor))
         let options = try await client.paymentOptions(paymentId: id, accounts: [baseAccount(victim)])
         let option = try optionId(.erc3009, in: options)
-        let signed = try await dispatcher.sign(
-            actions: try await client.requiredActions(paymentId: id, optionId: option))
-        let error = await payError { () async throws(PayError) in
-            try await client.confirmPayment(paymentId: id, optionId: option, signed: signed)
+        let actions = try await client.requiredActions(paymentId: id, optionId: option)
+        let refused = await #expect(throws: DispatchError.self) { try await dispatcher.sign(actions: actions) }
+        guard case .verificationFailed(let reason)? = refused?.kind else {
+            Issue.record("expected .verificationFailed, got \(String(describing: refused))"); return
         }
-        guard case .invalidSignature(let body)? = error else {
-            Issue.record("expected .invalidSignature, got \(String(describing: error))"); return
-        }
-        #expect(body.status == 422)
-        #expect(body.message.contains("not the option's account"))
+        #expect(refused?.index == 0)
+        #expect(reason.contains(impostor.address.checksummed))
+
+        // A wallet that skips SignerKit and sends the impostor's signature is refused by the service too.
+        let params = try #require(try JSONValue(parsing: actions[0].params).arrayValue)
+        let typedText = params[1].stringValue ?? params[1].serialized
+        let signature = try await impostor.sign(prehash: try TypedData(jsonText: typedText).digest())
+        let url = service.baseURL.appendingPathComponent("v1/gateway/payment/\(id)/confirm")
+        let (status, body) = try await rawRequest(
+            "POST", url, body: #"{"optionId":"\#(option)","results":[{"type":"walletRpc","data":["\#(signature.hex)"]}]}"#)
+        #expect(status == 422)
+        #expect(body.contains("not the option's account"))
     }
 
     @Test("confirm refuses a bundle made for another option, and options whose actions were not fetched")

@@ -133,7 +133,7 @@ struct PayFlowTests {
         defer { service.stop() }
         let id = service.createPayment(.init(amountCents: 1234, optionKinds: [.permit2]))
         let dispatcher = RpcDispatcher(nodes: [base: node])
-        try dispatcher.register(PrehashBackend(key, receiptTimeout: .seconds(30)))
+        try dispatcher.register(key)
         let log = StepLog()
         let flow = PayFlow(client: makeClient(service), dispatcher: dispatcher, broadcastChains: [base]) {
             log.append($0)

@@ -212,11 +212,28 @@ public final class WaypointSession: Sendable {
     public func signPersonalMessage(
         bytes: [UInt8], digest: Digest32, account: Address, chainId: UInt256 = UInt256(Waypoint.roninMainnet)
     ) async throws(WaypointError) -> RecoverableSignature {
-        let request = try WaypointRequest.personalSign(
+        try await signature(
+            for: try personalSignRequest(bytes: bytes, account: account, chainId: chainId), verifiedAgainst: digest,
+            account: account)
+    }
+
+    /// The request for `personal_sign` of `bytes` by `account`.
+    func personalSignRequest(bytes: [UInt8], account: Address, chainId: UInt256) throws(WaypointError)
+        -> WaypointRequest
+    {
+        try WaypointRequest.personalSign(
             origin: origin, clientId: clientId, redirect: redirectURI, chainId: chainId, messageBytes: bytes,
             expectAddress: account)
-        return try await perform(request) { (callback) throws(WaypointError) in
-            try WaypointVerification.signature(callback, digest: digest, expected: account)
+    }
+
+    /// Performs a signing request; the signature is checked against `digest` and `account` when a digest is
+    /// given, else only read (the dispatcher checks what a ``WaypointSigner`` returns, once, itself).
+    func signature(
+        for request: WaypointRequest, verifiedAgainst digest: Digest32?, account: Address
+    ) async throws(WaypointError) -> RecoverableSignature {
+        try await perform(request) { (callback) throws(WaypointError) in
+            guard let digest else { return try WaypointVerification.parsedSignature(callback) }
+            return try WaypointVerification.signature(callback, digest: digest, expected: account)
         }
     }
 
@@ -240,18 +257,26 @@ public final class WaypointSession: Sendable {
     public func signTypedData(
         _ typedData: TypedData, digest: Digest32, account: Address, chainId: UInt256 = UInt256(Waypoint.roninMainnet)
     ) async throws(WaypointError) -> RecoverableSignature {
+        try await signature(
+            for: try typedDataRequest(typedData, account: account, chainId: chainId), verifiedAgainst: digest,
+            account: account)
+    }
+
+    /// The request for `eth_signTypedData_v4` of `typedData` by `account`.
+    ///
+    /// - Throws: ``WaypointError/invalidRequest(_:)`` when `domain.chainId` is not `chainId`.
+    func typedDataRequest(_ typedData: TypedData, account: Address, chainId: UInt256) throws(WaypointError)
+        -> WaypointRequest
+    {
         let domainChain: UInt256?
         do { domainChain = try typedData.domainChainId() } catch { throw .invalidRequest("typed data: \(error)") }
         if let domainChain, domainChain != chainId {
             throw .invalidRequest(
                 "typed data domain.chainId \(domainChain.decimalString) is not chain \(chainId.decimalString)")
         }
-        let request = WaypointRequest.signTypedData(
+        return WaypointRequest.signTypedData(
             origin: origin, clientId: clientId, redirect: redirectURI, chainId: chainId,
             typedData: Self.document(typedData), expectAddress: account)
-        return try await perform(request) { (callback) throws(WaypointError) in
-            try WaypointVerification.signature(callback, digest: digest, expected: account)
-        }
     }
 
     /// A native transfer (`data` nil or empty) or contract call from `account`; returns the

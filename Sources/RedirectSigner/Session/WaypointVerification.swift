@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import Secp256k1
+import SignerKit
 
 /// What an authorize round trip established.
 public struct WaypointAuthorization: Sendable, Hashable {
@@ -48,24 +49,31 @@ public enum WaypointVerification {
     /// The signature of a sign callback, checked against the digest SignerKit computed itself.
     ///
     /// The signature must be 65 bytes r‖s‖v (v 0/1/27/28) and recover `expected` over `digest`; a
-    /// high-s signature is returned in its equivalent low-s form.
+    /// high-s signature is taken in its equivalent low-s form. The check is SignerKit's one
+    /// ``SignatureCheck``; a ``WaypointSigner`` behind a dispatcher leaves it to the dispatcher.
     ///
     /// - Throws: ``WaypointError/walletFailure(_:)`` for `type=fail`,
     ///   ``WaypointError/verificationFailed(_:)`` for anything that is not a signature by `expected`.
     public static func signature(
         _ callback: WaypointCallback, digest: Digest32, expected: Address
     ) throws(WaypointError) -> RecoverableSignature {
+        let signature = try parsedSignature(callback)
+        do { try SignatureCheck.verify(signature, over: digest, by: expected) } catch {
+            throw .verificationFailed("returned \(error)")
+        }
+        return signature
+    }
+
+    /// The signature of a sign callback, read but not checked: 65 bytes r‖s‖v (v 0/1/27/28), a high-s
+    /// signature in its equivalent low-s form. For callers that verify it themselves (the dispatcher).
+    ///
+    /// - Throws: ``WaypointError/walletFailure(_:)`` for `type=fail`,
+    ///   ``WaypointError/verificationFailed(_:)`` for anything that is not a 65-byte signature.
+    public static func parsedSignature(_ callback: WaypointCallback) throws(WaypointError) -> RecoverableSignature {
         let (data, _, _) = try success(callback)
         let signature: RecoverableSignature
         do { signature = try RecoverableSignature(hex: data) } catch {
             throw .verificationFailed("returned signature \(CallbackParseError.shown(data)): \(error)")
-        }
-        let signer: Address
-        do { signer = try Secp256k1.recoverAddress(prehash: digest, signature: signature) } catch {
-            throw .verificationFailed("returned signature does not recover over the requested digest: \(error)")
-        }
-        guard signer == expected else {
-            throw .verificationFailed("signature is by \(signer.checksummed), expected \(expected.checksummed)")
         }
         return Secp256k1.normalize(signature)
     }

@@ -3,6 +3,10 @@ import EthereumTransactions
 
 /// Turns any ``PrehashSigner`` into a whole-method backend: SignerKit does all Ethereum encoding and
 /// hashing, the key only signs 32-byte digests. Registered by ``RpcDispatcher/register(_:chains:methods:)``.
+///
+/// Transactions are filled from the node (nonce: never below one this batch or the journal already used),
+/// judged by the dispatcher's ``FilledTransactionPolicy`` policies, signed, and for `eth_sendTransaction`
+/// verified (sender and fields), journalled and broadcast; the dispatcher then follows the receipt.
 public struct PrehashBackend: WalletRpcSigner {
     /// The key.
     public let key: any PrehashSigner
@@ -10,18 +14,13 @@ public struct PrehashBackend: WalletRpcSigner {
     public let chains: Set<ChainID>?
     /// Methods it handles.
     public let methods: Set<RpcMethod>
-    /// How long `eth_sendTransaction` waits for a receipt; `nil` returns right after broadcast.
-    public let receiptTimeout: Duration?
 
     /// Wraps `key`.
-    public init(
-        _ key: any PrehashSigner, chains: Set<ChainID>? = nil, methods: Set<RpcMethod> = Set(RpcMethod.allCases),
-        receiptTimeout: Duration? = nil
-    ) {
+    public init(_ key: any PrehashSigner, chains: Set<ChainID>? = nil, methods: Set<RpcMethod> = Set(RpcMethod.allCases))
+    {
         self.key = key
         self.chains = chains
         self.methods = methods
-        self.receiptTimeout = receiptTimeout
     }
 
     /// The key's address.
@@ -41,63 +40,60 @@ public struct PrehashBackend: WalletRpcSigner {
         case .typedData(_, let hashes):
             return .signature(try await key.sign(prehash: hashes.digest))
         case .transaction(let transactionRequest, let feesOpen):
-            let account = request.account
-            let node = request.node
-            let nonceOffset = request.pendingNonceOffset
-            let filled = try await Self.shielded { () async throws(SignerError) -> TransactionRequest in
-                try await TransactionFiller.fill(
-                    transactionRequest, feesOpen: feesOpen, from: account, node: node, nonceOffset: nonceOffset)
-            }
-            let transaction: Transaction
-            do { transaction = try filled.complete(chainId: request.chainId) } catch {
-                throw .invalidRequest("transaction: \(error)")
-            }
-            let signed = try await key.signTransaction(transaction)
-            guard request.method == .sendTransaction else { return .rawTransaction(signed.rawTransaction) }
-            guard let node else {
-                throw .invalidRequest("eth_sendTransaction needs a node for \(request.action.chainId)")
-            }
-            // Another action of the batch failed while this one was being filled and signed: do not broadcast.
-            guard !Task.isCancelled else { throw .backendFailure("not broadcast: the batch was cancelled") }
-            let raw = signed.rawTransaction
-            let hash = try await Self.shielded { () async throws(SignerError) -> Bytes32 in
-                do { return try await node.sendRawTransaction(raw) } catch { throw .backendFailure("\(error)") }
-            }
-            guard hash == signed.hash else {
-                throw .verificationFailed("node returned hash \(hash), signed transaction hash is \(signed.hash)")
-            }
-            if let receiptTimeout {
-                _ = try await Self.shielded { () async throws(SignerError) -> TransactionReceipt in
-                    do {
-                        return try await node.waitForReceipt(
-                            hash, timeout: receiptTimeout, pollInterval: .milliseconds(200))
-                    } catch {
-                        throw .backendFailure("\(error)")
-                    }
-                }
-            }
-            return .transactionHash(hash)
+            return try await handleTransaction(transactionRequest, feesOpen: feesOpen, request: request)
         }
     }
-}
 
-extension PrehashBackend {
-    /// Runs node calls in an unstructured task, so cancelling the calling task (the dispatcher cancels the
-    /// rest of a batch when one action fails) does not cancel them mid-request.
-    ///
-    /// On Linux, cancelling a task suspended in `URLSession.data(for:)` can deadlock swift-corelibs-foundation
-    /// (the cancellation handler calls `URLSessionTask.cancel()`, which waits on the session queue, while that
-    /// queue waits for the task's status lock to resume it). Node calls are short and bounded by the client's
-    /// timeout; ``handle(_:)`` checks for cancellation between them instead.
-    static func shielded<T: Sendable>(
-        _ body: @escaping @Sendable () async throws(SignerError) -> T
-    ) async throws(SignerError) -> T {
-        let outcome = await Task { () async -> Result<T, SignerError> in
-            let result: Result<T, SignerError>
-            do throws(SignerError) { result = .success(try await body()) } catch { result = .failure(error) }
-            return result
-        }.value
-        return try outcome.get()
+    private func handleTransaction(
+        _ transactionRequest: TransactionRequest, feesOpen: Bool, request: ResolvedRequest
+    ) async throws(SignerError) -> ActionResult {
+        let lane = NonceLane(account: request.account, chain: request.action.chainId)
+        let account = request.account
+        let node = request.node
+        let floor = try await nonceFloor(for: transactionRequest, lane: lane, batch: request.batch)
+        let filled = try await NodeCall.shielded { () async throws(SignerError) -> TransactionRequest in
+            try await TransactionFiller.fill(
+                transactionRequest, feesOpen: feesOpen, from: account, node: node, nonceFloor: floor)
+        }
+        let transaction: Transaction
+        do { transaction = try filled.complete(chainId: request.chainId) } catch {
+            throw .invalidRequest("transaction: \(error)")
+        }
+        for policy in request.batch?.filledTransactionPolicies ?? [] {
+            if case .fail(let reason) = policy.evaluate(filled: transaction, for: request) {
+                throw .policyViolation(policy: policy.name, reason: reason)
+            }
+        }
+        let signed = try await key.signTransaction(transaction)
+        request.batch?.noteNonce(transaction.nonce, in: lane)
+        // eth_signTransaction: the dispatcher verifies the raw transaction like any backend's.
+        guard request.method == .sendTransaction else { return .rawTransaction(signed.rawTransaction) }
+        guard let node else {
+            throw .invalidRequest("eth_sendTransaction needs a node for \(request.action.chainId)")
+        }
+        // Nothing SignerKit did not verify is broadcast.
+        do { try ResultVerifier.verify(signed, matches: transactionRequest, feesOpen: feesOpen, for: request) } catch {
+            throw .verificationFailed(error.description)
+        }
+        // Another action of the batch failed while this one was being filled and signed: do not broadcast.
+        guard !Task.isCancelled else { throw .backendFailure("not broadcast: the batch was cancelled") }
+        return .transactionHash(try await TransactionBroadcaster.broadcast(signed, for: request, node: node))
+    }
+
+    /// The lowest nonce a node-filled nonce may take: one past the highest this batch or the journal used.
+    private func nonceFloor(
+        for transaction: TransactionRequest, lane: NonceLane, batch: BatchContext?
+    ) async throws(SignerError) -> UInt256? {
+        guard transaction.nonce == nil, let batch else { return nil }
+        var highest = batch.highestNonce(in: lane)
+        if let journal = batch.journal {
+            let journalled: UInt256?
+            do { journalled = try await journal.highestNonce(chain: lane.chain, account: lane.account) } catch {
+                throw .underlying("transaction journal", error: error)
+            }
+            highest = [highest, journalled].compactMap { $0 }.max()
+        }
+        return highest.flatMap { $0.adding(UInt256(1)) }
     }
 }
 
@@ -111,15 +107,17 @@ protocol PreflightChecked: Sendable {
 extension PrehashBackend: PreflightChecked {
     /// Refuses what ``handle(_:)`` would only refuse later: a request for another account, an
     /// `eth_sendTransaction` without a node for its chain, and a transaction with missing nonce, gas or
-    /// fees that no node can fill.
+    /// fees that no node can fill (naming the missing fields).
     func preflight(_ request: ResolvedRequest) -> DispatchError.Kind? {
         guard request.account == key.address else {
             return .accountMismatch(field: "account", expected: key.address, actual: request.account)
         }
         guard case .transaction(let transaction, _) = request.payload, request.node == nil else { return nil }
-        if request.method == .sendTransaction || !transaction.missingFields.isEmpty {
-            return .noNode(request.action.chainId.description)
+        if !transaction.missingFields.isEmpty {
+            return .incompleteTransaction(
+                missing: transaction.missingFields, chain: request.action.chainId.description)
         }
+        if request.method == .sendTransaction { return .noNode(request.action.chainId.description) }
         return nil
     }
 }

@@ -3,9 +3,11 @@ import EthereumTransactions
 
 /// Fills a transaction's missing nonce, gas and fees from a node.
 enum TransactionFiller {
-    /// `nonceOffset` is added to the node's pending nonce (see ``ResolvedRequest/pendingNonceOffset``).
+    /// A missing nonce is `max(node pending count, nonceFloor)`: the floor covers transactions this batch
+    /// (or the journal) already used, which a lagging node may not count yet.
     static func fill(
-        _ request: TransactionRequest, feesOpen: Bool, from: Address, node: (any EthereumNode)?, nonceOffset: UInt64 = 0
+        _ request: TransactionRequest, feesOpen: Bool, from: Address, node: (any EthereumNode)?,
+        nonceFloor: UInt256? = nil
     ) async throws(SignerError) -> TransactionRequest {
         var request = request
         guard !request.missingFields.isEmpty || feesOpen else { return request }
@@ -27,10 +29,7 @@ enum TransactionFiller {
             }
             if request.nonce == nil {
                 let pending = try await node.transactionCount(of: from, block: .pending)
-                guard let nonce = pending.adding(UInt256(nonceOffset)) else {
-                    throw SignerError.backendFailure("node nonce value overflows")
-                }
-                request = request.filling(nonce: nonce)
+                request = request.filling(nonce: max(pending, nonceFloor ?? .zero))
             }
             if request.gasLimit == nil {
                 var call = JSONObject()

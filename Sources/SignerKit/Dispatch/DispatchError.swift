@@ -1,6 +1,7 @@
 import EthereumPrimitives
 
-/// Why `RpcDispatcher.sign(actions:)` returned no bundle. Names the action index and method.
+/// Why `RpcDispatcher.sign(actions:)` returned no bundle. Names the action index and method, and
+/// every transaction of the batch that may already be on its way to the chain (``broadcast``).
 public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong.
     public enum Kind: Sendable, Equatable {
@@ -12,16 +13,33 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case invalidParams(String)
         /// The chain is not an `eip155` chain.
         case unsupportedChain(String)
-        /// No registered backend signs for this account on this chain with this method.
-        case unknownAccount(Address)
+        /// No registered backend signs for this account on this chain with this method; `registered`
+        /// lists where the account *is* registered (empty when it is not registered at all).
+        case unknownAccount(Address, registered: [AccountRegistration])
         /// A chain id in the request differs from the action's CAIP-2 chain.
         case chainMismatch(field: String, expected: String, actual: String)
         /// The address in the params differs from the routed account.
         case accountMismatch(field: String, expected: Address, actual: Address)
         /// A policy refused the action.
         case policyViolation(policy: String, reason: String)
-        /// The backend failed or returned something that does not verify.
+        /// The backend failed.
         case backend(SignerError)
+        /// The backend's result did not pass the dispatcher's check (wrong signer, high s, wrong kind of
+        /// result, a raw transaction that differs from the request…); the text says which.
+        case verificationFailed(String)
+        /// The transaction was mined and reverted (receipt status 0).
+        case transactionReverted(Bytes32)
+        /// The transaction was not mined before the deadline, or the node no longer knows it (dropped).
+        case transactionNotMined(Bytes32)
+        /// A transaction misses fields that only a node could fill, and no node is configured for its chain.
+        case incompleteTransaction(missing: [String], chain: String)
+        /// The transaction journal could not be read or written; nothing was broadcast for this action.
+        case journalFailure(String)
+        /// The action follows the `eth_sendTransaction` at index `on` of the same account, so it may only be
+        /// signed once that transaction is mined, and no node is configured for `chain` to follow it.
+        case unobservableDependency(on: Int, chain: String)
+        /// The caller's task was cancelled.
+        case cancelled
         /// `eth_sendTransaction` (or filling a transaction) needs a node for this chain and none is configured.
         case noNode(String)
         /// The action list is empty.
@@ -34,12 +52,23 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
     public let method: String?
     /// What went wrong.
     public let kind: Kind
+    /// Every transaction of the batch that was broadcast, or whose broadcast was attempted with an unknown
+    /// outcome (its hash is known before sending): action index → transaction hash. A caller must treat
+    /// these as possibly on chain; re-running the same batch with the same journal re-sends these same
+    /// transactions instead of signing new ones.
+    public let broadcast: [Int: Bytes32]
 
     /// Builds an error.
-    public init(index: Int?, method: String?, kind: Kind) {
+    public init(index: Int?, method: String?, kind: Kind, broadcast: [Int: Bytes32] = [:]) {
         self.index = index
         self.method = method
         self.kind = kind
+        self.broadcast = broadcast
+    }
+
+    /// The same error, listing `broadcast` as the batch's broadcast transactions.
+    func listing(_ broadcast: [Int: Bytes32]) -> DispatchError {
+        DispatchError(index: index, method: method, kind: kind, broadcast: broadcast)
     }
 
     /// `action[1] (personal_sign): …`.
@@ -53,17 +82,54 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case .unknownMethod: text = "unknown method \(method ?? "")"
         case .invalidParams(let t): text = "params: \(t)"
         case .unsupportedChain(let c): text = "unsupported chain \(c) (only eip155 chains are signed)"
-        case .unknownAccount(let a): text = "no backend registered for account \(a)"
+        case .unknownAccount(let account, let registered):
+            text =
+                registered.isEmpty
+                ? "no backend registered for account \(account)"
+                : "no backend registered for account \(account) on this chain with this method; it is registered for "
+                    + registered.map(\.description).joined(separator: "; ")
         case .chainMismatch(let field, let expected, let actual):
             text = "\(field) \(actual) differs from the action's chain \(expected)"
         case .accountMismatch(let field, let expected, let actual):
             text = "\(field) \(actual) differs from the routed account \(expected)"
         case .policyViolation(let policy, let reason): text = "refused by policy \(policy): \(reason)"
         case .backend(let error): text = "\(error)"
+        case .verificationFailed(let reason): text = "result refused: \(reason)"
+        case .transactionReverted(let hash): text = "transaction \(hash) reverted (receipt status 0)"
+        case .transactionNotMined(let hash): text = "transaction \(hash) was not mined (dropped, or the deadline passed)"
+        case .incompleteTransaction(let missing, let chain):
+            text =
+                "transaction is missing \(missing.joined(separator: ", ")) and no Ethereum node is configured for \(chain) to fill it"
+        case .journalFailure(let reason): text = "transaction journal: \(reason)"
+        case .unobservableDependency(let send, let chain):
+            text =
+                "follows eth_sendTransaction action[\(send)] of the same account, which must be mined first, and no "
+                + "Ethereum node is configured for \(chain) to follow it (or turn off ordersDependentActions)"
+        case .cancelled: text = "cancelled"
         case .noNode(let chain): text = "no Ethereum node configured for \(chain)"
         case .emptyActionList: text = "no actions to sign"
         }
         return prefix.isEmpty ? text : "\(prefix): \(text)"
+    }
+}
+
+/// Where an account is registered: a backend's chains (`nil`: every `eip155` chain) and methods.
+public struct AccountRegistration: Sendable, Hashable, CustomStringConvertible {
+    /// The chains, sorted; `nil` for every `eip155` chain.
+    public let chains: [ChainID]?
+    /// The methods, sorted by name.
+    public let methods: [RpcMethod]
+
+    /// A registration.
+    public init(chains: Set<ChainID>?, methods: Set<RpcMethod>) {
+        self.chains = chains.map { $0.sorted { $0.description < $1.description } }
+        self.methods = methods.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// `eip155:1, eip155:8453 (personal_sign, eth_signTypedData_v4)`.
+    public var description: String {
+        let scope = chains.map { $0.map(\.description).joined(separator: ", ") } ?? "every eip155 chain"
+        return "\(scope) (\(methods.map(\.rawValue).joined(separator: ", ")))"
     }
 }
 
@@ -73,12 +139,16 @@ public enum RegistrationError: Error, Sendable, Equatable, CustomStringConvertib
     case accountAlreadyClaimed(Address, by: String)
     /// The backend declares no accounts or no methods.
     case emptyClaim(String)
+    /// The backend declares a chain that is not an `eip155` chain (SignerKit signs Ethereum chains only).
+    case unsupportedChain(String, backend: String)
 
     /// A one-line explanation.
     public var description: String {
         switch self {
         case .accountAlreadyClaimed(let address, let other): "account \(address) is already claimed by backend \(other)"
         case .emptyClaim(let name): "backend \(name) claims no accounts or no methods"
+        case .unsupportedChain(let chain, let name):
+            "backend \(name) declares chain \(EchoedText.abbreviated(chain)), which is not an eip155 chain"
         }
     }
 }

@@ -30,10 +30,9 @@ public struct ResolvedRequest: Sendable {
     public let payload: Payload
     /// The node for this chain, if the dispatcher has one (needed to fill and broadcast transactions).
     public let node: (any EthereumNode)?
-    /// For a transaction without a nonce: how many nonce-less `eth_signTransaction` requests of the same
-    /// account and chain come before it in the batch. Those are not broadcast, so the node's pending nonce
-    /// does not count them; a backend that fills the nonce from the node adds this. Zero otherwise.
-    public internal(set) var pendingNonceOffset: UInt64 = 0
+    /// What the actions of this request's batch share (journal, nonces used, broadcasts); set by the
+    /// dispatcher before any backend is called.
+    var batch: BatchContext?
 
     /// The native value a transaction moves (zero for messages).
     public var nativeValue: UInt256 {

@@ -3,8 +3,10 @@ import EthereumPrimitives
 /// The complete, ordered results of one `RpcDispatcher.sign(actions:)` call.
 ///
 /// Only the dispatcher can create one (there is no public initializer), and it does so only
-/// after every action produced a result, so a value of this type is never partial or
-/// misordered. It remembers which actions it answers, so a consumer such as Pay's
+/// after every action produced a result that it verified (a signature must be low-s and recover to
+/// the routed account over SignerKit's own digest; the result kind must match the method), so a
+/// value of this type is never partial, misordered or wrong. Results signed elsewhere enter a bundle
+/// only through ``verifying(actions:results:)``, which runs the same checks. It remembers which actions it answers, so a consumer such as Pay's
 /// `confirmPayment` can refuse a bundle made for another option.
 public struct SignedActions: Sendable, Equatable {
     /// The actions, in the order given.

@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import EthereumTransactions
 import Foundation
 import SignerKit
 import SoftwareSigner
@@ -99,8 +100,9 @@ func rawRequest(_ method: String, _ url: URL, body: String? = nil, contentType: 
     return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
 }
 
-/// An in-memory Ethereum node that accepts any transaction: enough for a wallet to fill, sign and
-/// "broadcast" (the hash it returns is keccak256 of the raw transaction, as a real node's).
+/// An in-memory Ethereum node that accepts any transaction and "mines" it at once: enough for a wallet to
+/// fill, sign, "broadcast" and follow to its receipt (the hash it returns is keccak256 of the raw
+/// transaction, as a real node's; the receipt's sender is recovered from the signature).
 final class StubNode: EthereumNode {
     private let sent = Mutex<[[UInt8]]>([])
 
@@ -120,6 +122,22 @@ final class StubNode: EthereumNode {
             }
             sent.withLock { $0.append(raw) }
             return .string(Keccak256.hash(raw).hex)
+        case "eth_getTransactionReceipt", "eth_getTransactionByHash":
+            guard let text = params.first?.stringValue, let hash = try? Bytes32(hex: text) else {
+                throw .rpc(code: -32602, message: "invalid params", method: method)
+            }
+            let known = transactions.enumerated().first { Keccak256.hash($0.element) == hash }
+            guard let (position, raw) = known, let signed = try? SignedTransaction.decode(raw: raw),
+                let sender = try? signed.recoverSender()
+            else { return .null }
+            var object = JSONObject([
+                "transactionHash": .string(hash.hex), "hash": .string(hash.hex), "status": .string("0x1"),
+                "blockNumber": .string(UInt256(UInt64(position + 1)).hexQuantity),
+                "blockHash": .string(Keccak256.hash(Array("block \(position)".utf8)).hex),
+                "from": .string(sender.lowercased), "gasUsed": .string("0x5208"),
+            ])
+            if let to = signed.transaction.to { object["to"] = .string(to.lowercased) }
+            return .object(object)
         default:
             throw .rpc(code: -32601, message: "method not found", method: method)
         }

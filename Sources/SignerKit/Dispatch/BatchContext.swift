@@ -1,0 +1,52 @@
+import EthereumPrimitives
+import Synchronization
+
+/// Transactions of one account on one chain: they share a nonce sequence.
+struct NonceLane: Hashable, Sendable {
+    let account: Address
+    let chain: ChainID
+}
+
+/// What the actions of one `sign(actions:)` call share while they run: the journal and the identities it
+/// knows them by, the nonces already used, the transactions already broadcast, and the policies on filled
+/// transactions. Attached to every ``ResolvedRequest`` of the batch (internal to SignerKit).
+final class BatchContext: Sendable {
+    /// The journal, when the dispatcher has one.
+    let journal: (any TransactionJournal)?
+    /// The journal identity of each `eth_sendTransaction` action, by index.
+    let identities: [Int: ActionIdentity]
+    /// Policies that judge a transaction once nonce, gas and fees are filled.
+    let filledTransactionPolicies: [any FilledTransactionPolicy]
+
+    private let highestNonces = Mutex<[NonceLane: UInt256]>([:])
+    private let broadcasts = Mutex<[Int: Bytes32]>([:])
+
+    init(
+        journal: (any TransactionJournal)?, identities: [Int: ActionIdentity],
+        filledTransactionPolicies: [any FilledTransactionPolicy]
+    ) {
+        self.journal = journal
+        self.identities = identities
+        self.filledTransactionPolicies = filledTransactionPolicies
+    }
+
+    /// Records that the transaction of action `index` is (about to be) broadcast.
+    func noteBroadcast(_ hash: Bytes32, at index: Int) { broadcasts.withLock { $0[index] = hash } }
+
+    /// Forgets a broadcast the node definitely refused.
+    func forgetBroadcast(at index: Int) { _ = broadcasts.withLock { $0.removeValue(forKey: index) } }
+
+    /// Every transaction broadcast so far, or attempted with an unknown outcome: index → hash.
+    var broadcastTransactions: [Int: Bytes32] { broadcasts.withLock { $0 } }
+
+    /// Records a nonce used in this batch.
+    func noteNonce(_ nonce: UInt256, in lane: NonceLane) {
+        highestNonces.withLock { table in
+            if let known = table[lane], known >= nonce { return }
+            table[lane] = nonce
+        }
+    }
+
+    /// The highest nonce used in this batch for `lane`.
+    func highestNonce(in lane: NonceLane) -> UInt256? { highestNonces.withLock { $0[lane] } }
+}

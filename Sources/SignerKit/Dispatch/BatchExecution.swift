@@ -1,0 +1,226 @@
+import EthereumPrimitives
+import Synchronization
+
+/// One failed action: its index and what went wrong. `consequence` marks failures caused by an earlier
+/// failure (an action whose dependency failed, or that was not started because the batch stopped), so the
+/// root cause is the one reported.
+struct ActionFailure: Error, Sendable {
+    let index: Int
+    let kind: DispatchError.Kind
+    var consequence = false
+}
+
+/// One result slot per action, written by the lanes (each index by exactly one lane), and the failures.
+final class ResultSlots: Sendable {
+    private let slots: Mutex<[ActionResult?]>
+    private let failures = Mutex<[ActionFailure]>([])
+
+    init(count: Int) { slots = Mutex([ActionResult?](repeating: nil, count: count)) }
+
+    func store(_ result: ActionResult, at index: Int) { slots.withLock { $0[index] = result } }
+
+    func record(_ failure: ActionFailure) { failures.withLock { $0.append(failure) } }
+
+    /// The first failure that is not a consequence of another, else the first one.
+    var rootFailure: ActionFailure? {
+        failures.withLock { list in list.first { !$0.consequence } ?? list.first }
+    }
+
+    /// Every result in slot order, or `nil` when a slot is empty.
+    func collect() -> [ActionResult]? {
+        slots.withLock { slots in
+            var filled: [ActionResult] = []
+            filled.reserveCapacity(slots.count)
+            for slot in slots {
+                guard let slot else { return nil }
+                filled.append(slot)
+            }
+            return filled
+        }
+    }
+}
+
+extension RpcDispatcher {
+    /// Runs a prepared batch: lanes concurrently, each in order; dependent actions wait for their
+    /// transaction to be mined; every result verified; results by index. Marks the batch's journal entries
+    /// as reported once every slot is filled.
+    func execute(
+        _ prepared: [(ResolvedRequest, any WalletRpcSigner)], idempotencyKey: String?, deadline: ContinuousClock.Instant?
+    ) async throws(DispatchError) -> [ActionResult] {
+        var jobs = prepared
+        let plan = try BatchPlan(jobs.map(\.0), ordersDependentActions: configuration.ordersDependentActions)
+        let batch = BatchContext(
+            journal: configuration.journal, identities: identities(of: jobs.map(\.0), idempotencyKey: idempotencyKey),
+            filledTransactionPolicies: filledTransactionPolicies)
+        for index in jobs.indices { jobs[index].0.batch = batch }
+        let run = BatchRun(jobs: jobs, plan: plan, batch: batch, configuration: configuration, deadline: deadline)
+        let results = await run.results()
+        switch results {
+        case .success(let results):
+            if let journal = batch.journal {
+                // The caller receives the bundle now: these transactions are history. If marking fails, a
+                // retry re-sends the same bytes (or reads their receipt): never a second payment.
+                try? await journal.resolve(Array(batch.broadcastTransactions.values), as: .reported)
+            }
+            return results
+        case .failure(let failure):
+            let kind: DispatchError.Kind = Task.isCancelled ? .cancelled : failure.kind
+            throw DispatchError(
+                index: failure.index, method: jobs[failure.index].0.action.method, kind: kind,
+                broadcast: batch.broadcastTransactions)
+        }
+    }
+
+    /// The journal identity of every `eth_sendTransaction` (none without a journal).
+    private func identities(of requests: [ResolvedRequest], idempotencyKey: String?) -> [Int: ActionIdentity] {
+        guard configuration.journal != nil else { return [:] }
+        var identities: [Int: ActionIdentity] = [:]
+        var occurrences: [ActionIdentity: Int] = [:]
+        for request in requests where request.method == .sendTransaction {
+            if let idempotencyKey {
+                identities[request.index] = ActionIdentity(idempotencyKey: idempotencyKey, index: request.index)
+            } else {
+                let first = ActionIdentity(action: request.action, account: request.account, occurrence: 0)
+                let occurrence = occurrences[first, default: 0]
+                occurrences[first] = occurrence + 1
+                identities[request.index] = ActionIdentity(
+                    action: request.action, account: request.account, occurrence: occurrence)
+            }
+        }
+        return identities
+    }
+}
+
+/// One `sign(actions:)` call's execution.
+struct BatchRun: Sendable {
+    let jobs: [(ResolvedRequest, any WalletRpcSigner)]
+    let plan: BatchPlan
+    let batch: BatchContext
+    let configuration: DispatchConfiguration
+    let deadline: ContinuousClock.Instant?
+
+    /// Every result in action order, or the root failure.
+    func results() async -> Result<[ActionResult], ActionFailure> {
+        let slots = ResultSlots(count: jobs.count)
+        if jobs.count == 1 {
+            do throws(ActionFailure) { return .success([try await perform(0)]) } catch { return .failure(error) }
+        }
+        // A discarding group: the parent is not woken per finished lane, and the first lane that throws
+        // cancels the others.
+        try? await withThrowingDiscardingTaskGroup { group in
+            for lane in plan.lanes {
+                group.addTask { try await run(lane: lane, into: slots) }
+            }
+        }
+        if let failure = slots.rootFailure { return .failure(failure) }
+        guard let results = slots.collect() else {
+            return .failure(ActionFailure(index: 0, kind: .backend(.backendFailure("no result"))))
+        }
+        return .success(results)
+    }
+
+    /// Runs one lane in order; at its first failure records it, fails the lane's gates and throws.
+    private func run(lane: [Int], into slots: ResultSlots) async throws(ActionFailure) {
+        defer { for index in lane { plan.gates[index]?.finish(succeeded: false) } }
+        for (position, index) in lane.enumerated() {
+            do throws(ActionFailure) {
+                if position > 0 && Task.isCancelled {
+                    throw ActionFailure(
+                        index: index, kind: .backend(.backendFailure("not started: the batch was cancelled")),
+                        consequence: true)
+                }
+                slots.store(try await perform(index), at: index)
+                plan.gates[index]?.finish(succeeded: true)
+            } catch {
+                slots.record(error)
+                throw error
+            }
+        }
+    }
+
+    /// Waits for the action's dependency, gets its result (from the journal or the backend), verifies it,
+    /// and follows a broadcast transaction to its receipt when that is asked for.
+    private func perform(_ index: Int) async throws(ActionFailure) -> ActionResult {
+        let (request, backend) = jobs[index]
+        if let dependency = plan.dependencies[index], let gate = plan.gates[dependency] {
+            guard await gate.wait() else {
+                throw ActionFailure(
+                    index: index,
+                    kind: .backend(
+                        .backendFailure("not started: action[\(dependency)]'s transaction was not mined with status 1")),
+                    consequence: true)
+            }
+        }
+        let result = try await obtain(request, from: backend)
+        do throws(ResultVerifier.Failure) { try ResultVerifier.verify(result, for: request) } catch {
+            throw ActionFailure(index: index, kind: .verificationFailed(error.description))
+        }
+        if case .transactionHash(let hash) = result {
+            batch.noteBroadcast(hash, at: index)
+            let awaited = plan.gates[index] != nil || configuration.confirmsTransactions
+            if awaited, let node = request.node {
+                let clock = ContinuousClock()
+                let limit = clock.now.advanced(by: configuration.receiptTimeout)
+                do throws(TransactionBroadcaster.KindFailure) {
+                    try await TransactionBroadcaster.confirm(
+                        hash, account: request.account, node: node, deadline: min(limit, deadline ?? limit),
+                        pollInterval: configuration.receiptPollInterval)
+                } catch {
+                    throw ActionFailure(index: index, kind: error.kind)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The action's result: re-sent from an unresolved journal entry when it is a retry, else the backend's.
+    private func obtain(_ request: ResolvedRequest, from backend: any WalletRpcSigner) async throws(ActionFailure)
+        -> ActionResult
+    {
+        let index = request.index
+        if request.method == .sendTransaction, let journal = batch.journal, let identity = batch.identities[index] {
+            let entry: JournalEntry?
+            do { entry = try await journal.unresolvedEntry(for: identity) } catch {
+                throw ActionFailure(index: index, kind: .journalFailure(error.description))
+            }
+            if let entry {
+                guard let node = request.node else {
+                    throw ActionFailure(index: index, kind: .noNode(request.action.chainId.description))
+                }
+                batch.noteBroadcast(entry.hash, at: index)
+                batch.noteNonce(entry.nonce, in: NonceLane(account: entry.account, chain: entry.chain))
+                do throws(TransactionBroadcaster.KindFailure) {
+                    return .transactionHash(try await TransactionBroadcaster.replay(entry, journal: journal, node: node))
+                } catch {
+                    throw ActionFailure(index: index, kind: error.kind)
+                }
+            }
+        }
+        switch await Self.outcome(of: backend, for: request) {
+        case .success(let result): return result
+        case .failure(let error): throw ActionFailure(index: index, kind: Self.kind(of: error))
+        }
+    }
+
+    /// Calls one backend, turning its error into a value.
+    ///
+    /// Kept apart on purpose: Swift 6.3 release builds miscompile a child task written as
+    /// `do { return (index, .success(try await …)) } catch { return (index, .failure(error)) }`
+    /// — the index comes back as garbage (an out-of-range slot write crashes the process).
+    private static func outcome(
+        of backend: any WalletRpcSigner, for request: ResolvedRequest
+    ) async -> Result<ActionResult, SignerError> {
+        do throws(SignerError) { return .success(try await backend.handle(request)) } catch { return .failure(error) }
+    }
+
+    /// The dispatch error for a backend's error: policy refusals, failed verifications and journal
+    /// failures keep their own kinds.
+    static func kind(of error: SignerError) -> DispatchError.Kind {
+        switch error {
+        case .policyViolation(let policy, let reason): .policyViolation(policy: policy, reason: reason)
+        case .verificationFailed(let reason): .verificationFailed(reason)
+        case .underlying(let text, let underlying) where underlying is JournalError: .journalFailure(text)
+        default: .backend(error)
+        }
+    }
+}

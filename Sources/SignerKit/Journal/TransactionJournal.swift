@@ -1,0 +1,84 @@
+import EthereumPrimitives
+
+/// A transaction SignerKit signed and is about to broadcast, as the journal keeps it.
+public struct JournalEntry: Sendable, Hashable {
+    /// The action it answers.
+    public let identity: ActionIdentity
+    /// The CAIP-2 chain.
+    public let chain: ChainID
+    /// The sender.
+    public let account: Address
+    /// Its nonce.
+    public let nonce: UInt256
+    /// Its hash (Keccak-256 of ``rawTransaction``).
+    public let hash: Bytes32
+    /// The signed transaction exactly as broadcast (public data once sent; never a secret).
+    public let rawTransaction: [UInt8]
+
+    /// An entry.
+    public init(
+        identity: ActionIdentity, chain: ChainID, account: Address, nonce: UInt256, hash: Bytes32,
+        rawTransaction: [UInt8]
+    ) {
+        self.identity = identity
+        self.chain = chain
+        self.account = account
+        self.nonce = nonce
+        self.hash = hash
+        self.rawTransaction = rawTransaction
+    }
+}
+
+/// How a journalled transaction's story ended.
+public enum JournalOutcome: String, Sendable, Hashable {
+    /// The caller received the batch as a success: the entry is history, and the same action later is a new
+    /// payment.
+    case reported
+    /// The node refused the transaction and never knew it, or its nonce was taken by another transaction: it
+    /// can never be mined, so a retry signs anew.
+    case rejected
+}
+
+/// Why the journal could not answer.
+public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Reading or writing the journal failed; the text names the file and the cause.
+    case io(String)
+    /// A line of the journal is not a record this version understands; `line` counts from 1.
+    case corrupt(line: Int, reason: String)
+    /// Another unresolved entry already holds this nonce for this account and chain (another process signed
+    /// with it): nothing may be broadcast with it.
+    case nonceInUse(nonce: UInt256, hash: Bytes32)
+
+    /// A one-line explanation.
+    public var description: String {
+        switch self {
+        case .io(let text): text
+        case .corrupt(let line, let reason): "line \(line) is corrupt: \(reason)"
+        case .nonceInUse(let nonce, let hash):
+            "nonce \(nonce.decimalString) is already used by the unresolved transaction \(hash)"
+        }
+    }
+}
+
+/// A write-ahead log of broadcasts: the dispatcher records a signed transaction before it is sent, so a run
+/// that dies, or whose send answer was lost, can be retried by re-sending the *same* bytes, never by signing
+/// a new nonce. ``FileTransactionJournal`` is the built-in implementation.
+///
+/// An entry is *unresolved* from ``record(_:)`` until ``resolve(_:as:)``. Implementations must be safe for
+/// concurrent use, from several processes when they share storage.
+public protocol TransactionJournal: Sendable {
+    /// Stores `entry` durably (on stable storage when this returns).
+    ///
+    /// - Throws: ``JournalError/nonceInUse(nonce:hash:)`` when an unresolved entry of the same chain and
+    ///   account holds the nonce; ``JournalError/io(_:)`` when the entry could not be stored.
+    func record(_ entry: JournalEntry) async throws(JournalError)
+
+    /// Marks the entries with these hashes as resolved with `outcome`.
+    func resolve(_ hashes: [Bytes32], as outcome: JournalOutcome) async throws(JournalError)
+
+    /// The newest unresolved entry for `identity`, if any.
+    func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry?
+
+    /// The highest nonce of any entry for `account` on `chain` that was not ``JournalOutcome/rejected``.
+    func highestNonce(chain: ChainID, account: Address) async throws(JournalError) -> UInt256?
+}

@@ -1,0 +1,108 @@
+import EthereumPrimitives
+import EthereumTransactions
+
+/// Checks a backend's result against the request SignerKit resolved, before it may enter a
+/// ``SignedActions`` (or, for a transaction SignerKit signed, before it is broadcast).
+///
+/// - Signing methods: a signature, low-s, recovering to the routed account over SignerKit's digest.
+/// - `eth_sendTransaction`: a 32-byte transaction hash.
+/// - `eth_signTransaction`: a raw transaction that decodes strictly, matches every field the request
+///   gave (filled fields may be anything the request left open), carries the action's chain id, and
+///   recovers (low-s) to the routed account.
+enum ResultVerifier {
+    /// Why a result was refused; the text names what is wrong.
+    struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Verifies `result` for `request`.
+    static func verify(_ result: ActionResult, for request: ResolvedRequest) throws(Failure) {
+        switch (request.payload, result) {
+        case (.personalMessage(_, let digest), .signature(let signature)):
+            try check(signature, digest: digest, account: request.account)
+        case (.typedData(_, let hashes), .signature(let signature)):
+            try check(signature, digest: hashes.digest, account: request.account)
+        case (.transaction, .transactionHash) where request.method == .sendTransaction:
+            return
+        case (.transaction(let transaction, let feesOpen), .rawTransaction(let raw))
+        where request.method == .signTransaction:
+            let signed: SignedTransaction
+            do { signed = try SignedTransaction.decode(raw: raw) } catch {
+                throw Failure(description: "the raw transaction does not decode: \(error)")
+            }
+            try verify(signed, matches: transaction, feesOpen: feesOpen, for: request)
+        default:
+            throw Failure(
+                description: "\(request.method.rawValue) must return \(expectedKind(request.method)), got \(kind(result))")
+        }
+    }
+
+    /// Verifies a transaction SignerKit is about to broadcast or return: it matches the request and was
+    /// signed by the routed account.
+    static func verify(
+        _ signed: SignedTransaction, matches request: TransactionRequest, feesOpen: Bool, for resolved: ResolvedRequest
+    ) throws(Failure) {
+        let transaction = signed.transaction
+        if let mismatch = mismatch(transaction, request, feesOpen: feesOpen, chainId: resolved.chainId) {
+            throw Failure(description: "the signed transaction differs from the request: \(mismatch)")
+        }
+        let sender: Address
+        do { sender = try signed.recoverSender() } catch {
+            throw Failure(description: "the signed transaction's signature: \(error)")
+        }
+        guard sender == resolved.account else {
+            throw Failure(
+                description:
+                    "the transaction is signed by \(sender.checksummed), not by the account \(resolved.account.checksummed)"
+            )
+        }
+    }
+
+    private static func check(_ signature: RecoverableSignature, digest: Digest32, account: Address) throws(Failure) {
+        do { try SignatureCheck.verify(signature, over: digest, by: account) } catch {
+            throw Failure(description: error.description)
+        }
+    }
+
+    /// The first field where `transaction` differs from what `request` asked for, or `nil`.
+    private static func mismatch(
+        _ transaction: Transaction, _ request: TransactionRequest, feesOpen: Bool, chainId: UInt256
+    ) -> String? {
+        if transaction.chainId != chainId {
+            return "chainId \(transaction.chainId?.decimalString ?? "none (unprotected)") is not \(chainId.decimalString)"
+        }
+        if !feesOpen && transaction.type != request.type { return "type \(transaction.type) is not \(request.type)" }
+        if transaction.to != request.to { return "to \(transaction.to?.checksummed ?? "none") differs" }
+        if transaction.value != request.value { return "value \(transaction.value.decimalString) differs" }
+        if transaction.data != request.data { return "data differs" }
+        if transaction.accessList != request.accessList { return "accessList differs" }
+        if let nonce = request.nonce, transaction.nonce != nonce { return "nonce \(transaction.nonce) differs" }
+        if let gas = request.gasLimit, transaction.gasLimit != gas { return "gas \(transaction.gasLimit) differs" }
+        switch transaction.type {
+        case .legacy, .eip2930:
+            if let gasPrice = request.gasPrice, transaction.gasFeeCap != gasPrice { return "gasPrice differs" }
+        case .eip1559:
+            if let maxFee = request.maxFeePerGas, transaction.gasFeeCap != maxFee { return "maxFeePerGas differs" }
+            if let tip = request.maxPriorityFeePerGas, transaction.gasTipCap != tip {
+                return "maxPriorityFeePerGas differs"
+            }
+        }
+        return nil
+    }
+
+    private static func expectedKind(_ method: RpcMethod) -> String {
+        switch method {
+        case .personalSign, .signTypedDataV4: "a signature"
+        case .sendTransaction: "a transaction hash"
+        case .signTransaction: "a raw signed transaction"
+        }
+    }
+
+    private static func kind(_ result: ActionResult) -> String {
+        switch result {
+        case .signature: "a signature"
+        case .transactionHash: "a transaction hash"
+        case .rawTransaction: "a raw transaction"
+        }
+    }
+}
