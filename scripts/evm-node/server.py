@@ -179,6 +179,8 @@ def format_transaction(tx):
     out = rpc(tx)
     if "data" in out:
         out["input"] = out.pop("data")
+    if out.get("to") == "":  # eth-tester's contract creation; nodes answer null
+        out["to"] = None
     return out
 
 
@@ -191,6 +193,8 @@ def format_log(log):
 def format_receipt(receipt):
     out = rpc({k: v for k, v in receipt.items() if k not in ("state_root", "logs")})
     out["logs"] = [format_log(log) for log in receipt.get("logs", ())]
+    if out.get("to") == "":  # eth-tester's contract creation; nodes answer null
+        out["to"] = None
     return out
 
 
@@ -237,6 +241,9 @@ class Node:
             "eth_getTransactionByHash": self.get_transaction_by_hash,
             "eth_getTransactionReceipt": self.get_transaction_receipt,
             "eth_accounts": lambda p: [],
+            # Test controls (as Hardhat and Anvil name them): mining on demand.
+            "evm_setAutomine": self.set_automine,
+            "evm_mine": self.mine,
         }
 
     @property
@@ -270,6 +277,21 @@ class Node:
             })
 
     # -- methods ----------------------------------------------------------
+
+    def set_automine(self, params):
+        (enabled,) = self.params(params, 1, 1)
+        if not isinstance(enabled, bool):
+            raise invalid_params("expected a boolean")
+        if enabled:
+            self.tester.enable_auto_mine_transactions()
+        else:
+            self.tester.disable_auto_mine_transactions()
+        return True
+
+    def mine(self, params):
+        self.params(params, 0, 0)
+        self.tester.mine_blocks(1)
+        return "0x0"
 
     def block_number(self, params):
         self.params(params, 0, 0)

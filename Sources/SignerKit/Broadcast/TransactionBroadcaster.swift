@@ -39,7 +39,8 @@ enum TransactionBroadcaster {
         switch answer {
         case .success(let answered):
             guard answered == hash else {
-                throw .verificationFailed("the node answered hash \(answered) for the transaction whose hash is \(hash)")
+                throw .verificationFailed(
+                    "the node answered hash \(answered) for the transaction whose hash is \(hash)")
             }
             return hash
         case .failure(let error):
@@ -86,14 +87,20 @@ enum TransactionBroadcaster {
 
     /// Follows `hash` to its receipt until `deadline`: it must be mined, by `account`, with status 1.
     ///
-    /// Node errors while polling count as "no receipt yet" until the deadline.
+    /// Transport errors and node errors while polling count as "no receipt yet" until the deadline; a receipt
+    /// that cannot be read fails at once.
     static func confirm(
         _ hash: Bytes32, account: Address, node: any EthereumNode, deadline: ContinuousClock.Instant,
         pollInterval: Duration
     ) async throws(KindFailure) {
         let clock = ContinuousClock()
         while true {
-            if case .success(let found?) = await receipt(hash, from: node) {
+            let answer = await receipt(hash, from: node)
+            if case .failure(let error) = answer, case .invalidResponse = error {
+                // A receipt the node cannot give in a readable form will not become readable by waiting.
+                throw KindFailure(.backend(.underlying("reading the receipt of \(hash)", error: error)))
+            }
+            if case .success(let found?) = answer {
                 guard found.transactionHash == hash, found.from == account else {
                     throw KindFailure(
                         .verificationFailed(
@@ -105,7 +112,9 @@ enum TransactionBroadcaster {
             }
             let now = clock.now
             guard now < deadline else { throw KindFailure(.transactionNotMined(hash)) }
-            do { try await Task.sleep(until: min(now.advanced(by: max(pollInterval, .milliseconds(1))), deadline)) } catch {
+            do {
+                try await Task.sleep(until: min(now.advanced(by: max(pollInterval, .milliseconds(1))), deadline))
+            } catch {
                 throw KindFailure(.cancelled)
             }
         }
