@@ -13,11 +13,12 @@ enum TransactionSafetyOptions {
     static let defaultGasCap = UInt256(30_000_000)
 
     /// Every flag (`sign --actions`).
-    static let flags: [FlagSpec] = capAndJournalFlags + [
-        .option(
-            "--idempotency-key", value: "K",
-            help: "recognise a re-run of this payment by K (default: by the actions' own bytes)")
-    ]
+    static let flags: [FlagSpec] =
+        capAndJournalFlags + [
+            .option(
+                "--idempotency-key", value: "K",
+                help: "recognise a re-run of this payment by K (default: by the actions' own bytes)")
+        ]
 
     /// The caps and the journal (`pay`, whose re-runs are recognised by the option's actions).
     static let capAndJournalFlags: [FlagSpec] = [
@@ -99,7 +100,9 @@ enum TransactionSafetyOptions {
     private static func wei(_ text: String?, flag: String) throws(CommandFailure) -> UInt256? {
         guard let text else { return nil }
         do { return try UInt256(text: text) } catch {
-            throw .invalidInput("\(flag): \(EchoedText.abbreviated(text)) is not a non-negative integer (\(error))")
+            throw .invalidInput(
+                "\(flag): expected a non-negative integer, got \(TextSafety.displayArgument(EchoedText.abbreviated(text)))"
+            )
         }
     }
 }

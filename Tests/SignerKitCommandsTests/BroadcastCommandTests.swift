@@ -1,0 +1,114 @@
+import EVMTestSupport
+import EthereumPrimitives
+import EthereumTransactions
+import Foundation
+import Testing
+
+@testable import SignerKitCommands
+
+/// The command line's money-safety contract: reverted transactions exit 65 with their hash and a
+/// `broadcast:` line, fee caps (flags and defaults) refuse absurd fees, `tx sign --allow-unprotected`.
+@Suite("sign --actions money safety, tx sign --allow-unprotected")
+struct BroadcastCommandTests {
+    static let recipient = "0x2d5fd9e4a3a225a78329a64d022581275b4ca416"
+
+    static func send(_ members: [String: String]) -> JSONValue {
+        var object = JSONObject(["from": .string(Actions.address)])
+        for (name, value) in members { object[name] = .string(value) }
+        return Actions.action(
+            .sdk, chain: "eip155:2021", method: "eth_sendTransaction", params: .array([.object(object)]))
+    }
+
+    @Test("a reverted eth_sendTransaction: exit 65, its hash on a broadcast: line and in the error; nothing on stdout")
+    func reverted() async throws {
+        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
+        defer { node.stop() }
+        let directory = try TemporaryDirectory()
+        let key = try directory.write("key", Actions.keyHex)
+        let base = [
+            "sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString, "--journal",
+            directory.path("journal.jsonl"),
+        ]
+        let deploy = await signerkit(
+            base, stdin: Actions.text([Self.send(["data": "0x60fe60005360016000f3", "gas": "0x186a0"])]))
+        #expect(deploy.status == 0, "\(deploy)")
+        let deployHash = try #require(try JSONValue(parsing: deploy.stdout).arrayValue?.first?.stringValue)
+        let receipt = try await node.call("eth_getTransactionReceipt", [.string(deployHash)])
+        let contract = try #require(receipt["contractAddress"]?.stringValue)
+
+        let result = await signerkit(
+            base,
+            stdin: Actions.text([
+                Self.send(["to": contract, "gas": "0xc350"]), Self.send(["to": Self.recipient, "value": "0x1"]),
+            ]))
+        #expect(result.status == ExitCode.invalidInput.rawValue, "\(result)")
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderrLines
+        try #require(lines.count == 2, "\(result)")
+        let hash = try #require(lines[0].split(separator: " ").last.map(String.init))
+        #expect(lines[0] == "broadcast: action[0] \(hash)")
+        #expect(lines[1] == "error: action[0] (eth_sendTransaction): transaction \(hash) reverted (receipt status 0)")
+        let reverted = try await node.call("eth_getTransactionReceipt", [.string(hash)])
+        #expect(reverted["status"]?.stringValue == "0x0")
+        // The transfer after it was never sent.
+        let count = try await node.call("eth_getTransactionCount", [.string(Actions.address), .string("latest")])
+        #expect(count.stringValue == "0x2")
+    }
+
+    @Test("fee caps: the default refuses a fee of 2000 gwei; flags lower the caps for node-filled values")
+    func feeCaps() async throws {
+        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
+        defer { node.stop() }
+        let directory = try TemporaryDirectory()
+        let key = try directory.write("key", Actions.keyHex)
+        let base = [
+            "sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString, "--journal",
+            directory.path("journal.jsonl"),
+        ]
+        let greedy = Self.send([
+            "to": Self.recipient, "gas": "0x5208", "maxFeePerGas": "0x1d1a94a2000", "maxPriorityFeePerGas": "0x1",
+        ])
+        expectInvalid(
+            await signerkit(base, stdin: Actions.text([greedy])),
+            "action[0] (eth_sendTransaction): refused by policy FeeCap: fee per gas 2000000000000 wei exceeds the cap of 1000000000000 wei"
+        )
+        let open = Self.send(["to": Self.recipient, "value": "0x1"])
+        expectInvalid(
+            await signerkit(base + ["--max-fee-per-gas-cap", "1"], stdin: Actions.text([open])),
+            "refused by policy FeeCap: fee per gas", "exceeds the cap of 1 wei")
+        expectInvalid(
+            await signerkit(base + ["--max-total-fee-cap", "1000"], stdin: Actions.text([open])),
+            "refused by policy FeeCap: gas 21000 ×", "exceeds the total fee cap of 1000 wei")
+        expectInvalid(
+            await signerkit(base + ["--gas-cap", "20000"], stdin: Actions.text([open])),
+            "refused by policy GasLimitCap: gas limit 21000 exceeds the cap of 20000")
+        expectInvalid(
+            await signerkit(base + ["--gas-cap", "lots"], stdin: Actions.text([open])),
+            "--gas-cap: expected a non-negative integer, got lots")
+        let count = try await node.call("eth_getTransactionCount", [.string(Actions.address), .string("latest")])
+        #expect(count.stringValue == "0x0")
+    }
+
+    @Test("tx sign: a legacy transaction without chainId needs --allow-unprotected")
+    func unprotected() async throws {
+        let directory = try TemporaryDirectory()
+        let key = try directory.write("key", Actions.keyHex)
+        let legacy =
+            #"{"to":"\#(Self.recipient)","value":"0x1","nonce":"0x0","gas":"0x5208","gasPrice":"0x3b9aca00"}"#
+        expectInvalid(
+            await signerkit(["tx", "sign", "--key-file", key], stdin: legacy), "chainId", "--allow-unprotected")
+        let result = await signerkit(["tx", "sign", "--key-file", key, "--allow-unprotected"], stdin: legacy)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        let raw = try #require(try JSONValue(parsing: result.stdout)["raw"]?.stringValue)
+        let signed = try SignedTransaction.decode(hex: raw)
+        #expect(signed.transaction.chainId == nil)
+        #expect(try signed.recoverSender().checksummed == Actions.address)
+        // A typed transaction always carries its chain: the flag does not waive it.
+        expectInvalid(
+            await signerkit(
+                ["tx", "sign", "--key-file", key, "--allow-unprotected"],
+                stdin:
+                    #"{"to":"\#(Self.recipient)","nonce":"0x0","gas":"0x5208","maxFeePerGas":"0x1","maxPriorityFeePerGas":"0x1"}"#
+            ), "chainId")
+    }
+}
