@@ -10,7 +10,9 @@ import Synchronization
 enum DispatcherCase {
     /// The floor: what signing one typed-data document costs without the dispatcher.
     static let direct = "direct: parse + hash + sign Ronin Order"
-    /// The same work through `RpcDispatcher.sign(actions:)`.
+    /// The direct work plus what the dispatcher's verification adds: one recovery of the signature.
+    static let directVerified = "direct: parse + hash + sign + recover Ronin Order"
+    /// The same work through `RpcDispatcher.sign(actions:)` (which verifies every result).
     static let dispatchOne = "dispatch 1 typed-data action (Ronin Order)"
     /// 200 actions, one `sign(actions:)` call each, awaited one after another in a single task.
     static let batchOneTask = "200 typed-data actions, one task"
@@ -32,7 +34,9 @@ private let batchSize = 200
 /// bridging cost.
 ///
 /// - "dispatch 1 …" vs "direct: parse + hash + sign …": the dispatcher's per-call overhead on top of JSON
-///   parsing, EIP-712 hashing and secp256k1 signing (target ≤ 1.05×).
+///   parsing, EIP-712 hashing and secp256k1 signing, verification of the result included (one recovery).
+/// - "direct: … + recover" vs "direct: parse + hash + sign …": what that verification alone costs, so the
+///   dispatcher's own share is the difference of the two ratios.
 /// - "200 …, concurrent" vs "200 …, one task": the time ratio of one 200-action batch to 200 one-action
 ///   calls; the throughput gain is 1 / ratio (target ≥ 1.7× on two cores, i.e. a ratio ≤ 0.59×).
 /// - "direct: 200 …, one task per core" vs "direct: 200 …, one task": the same ratio for the bare work split
@@ -63,6 +67,16 @@ func dispatcherBenchmarks() -> [Benchmark] {
             let accumulator = runBlocking { () -> UInt8 in
                 var accumulator: UInt8 = 0
                 for _ in 0..<iterations { accumulator ^= signDirectly(document, with: privateKey) }
+                return accumulator
+            }
+            blackHole(accumulator)
+        },
+        Benchmark(name: DispatcherCase.directVerified, group: "dispatch", baseline: DispatcherCase.direct) {
+            iterations in
+            let document = [fixture][...]
+            let accumulator = runBlocking { () -> UInt8 in
+                var accumulator: UInt8 = 0
+                for _ in 0..<iterations { accumulator ^= signDirectly(document, with: privateKey, recovering: true) }
                 return accumulator
             }
             blackHole(accumulator)
@@ -126,12 +140,18 @@ func dispatcherBenchmarks() -> [Benchmark] {
     ]
 }
 
-/// Parse + hash + sign each document: `TypedData(jsonText:)`, `digest()`, `PrivateKey.sign(prehash:)`.
-private func signDirectly(_ documents: ArraySlice<String>, with privateKey: PrivateKey) -> UInt8 {
+/// Parse + hash + sign each document: `TypedData(jsonText:)`, `digest()`, `PrivateKey.sign(prehash:)`; with
+/// `recovering`, also the dispatcher's check of the result (`SignatureCheck.verify`: low-s and one recovery).
+private func signDirectly(
+    _ documents: ArraySlice<String>, with privateKey: PrivateKey, recovering: Bool = false
+) -> UInt8 {
     var accumulator: UInt8 = 0
     for text in documents {
         do {
-            accumulator ^= privateKey.sign(prehash: try TypedData(jsonText: text).digest()).s[31]
+            let digest = try TypedData(jsonText: text).digest()
+            let signature = privateKey.sign(prehash: digest)
+            if recovering { try SignatureCheck.verify(signature, over: digest, by: privateKey.address) }
+            accumulator ^= signature.s[31]
         } catch {
             fatalError("direct typed-data signing failed: \(error)")
         }
