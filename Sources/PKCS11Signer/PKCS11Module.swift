@@ -43,6 +43,9 @@ public final class PKCS11Module: @unchecked Sendable {
     /// Signing does not take this lock.
     private let objectLock = Mutex<Void>(())
 
+    /// How many ``PKCS11Token`` values of this module are alive (``reinitialize()`` needs none).
+    let openTokens = Atomic<Int>(0)
+
     /// Debian's SoftHSM2 module.
     public static let softHSM2Path = "/usr/lib/softhsm/libsofthsm2.so"
 
@@ -115,6 +118,37 @@ public final class PKCS11Module: @unchecked Sendable {
         }
         keepLoaded = true
         return PKCS11Module(path: path, handle: handle, functions: functions, initializedHere: initializedHere)
+    }
+
+    /// Finalizes and initialises the module again (`C_Finalize`, `C_Initialize`), so that it reads
+    /// its slots and tokens afresh.
+    ///
+    /// SoftHSM2 reads each token's files when it is initialised: a process that starts while
+    /// another one rewrites them may see the token as uninitialised, or fail `C_GetTokenInfo`,
+    /// until it initialises again. Every session and login of this process on the module ends, so
+    /// call this only while nothing uses the module (no ``PKCS11Token`` or ``PKCS11Signer`` alive).
+    ///
+    /// - Throws: ``PKCS11Error/invalidArgument(_:)`` while a ``PKCS11Token`` of the module is alive,
+    ///   when another component of the process initialised the module (finalising it would pull it
+    ///   from under that component) or the module has no `C_Finalize`; the failing call otherwise.
+    public func reinitialize() throws(PKCS11Error) {
+        guard initializedHere, let finalize = functions.finalize else {
+            throw .invalidArgument("the module was initialised elsewhere in this process; it cannot be reinitialised")
+        }
+        let open = openTokens.load(ordering: .acquiring)
+        guard open == 0 else { throw .invalidArgument("\(open) token(s) of the module are open; not reinitialised") }
+        try serializingObjectAccess { () throws(PKCS11Error) in
+            let finalizeRV = finalize(nil)
+            guard finalizeRV == CKR_OK || finalizeRV == CKR_CRYPTOKI_NOT_INITIALIZED else {
+                throw .call(function: "C_Finalize", code: PKCS11ReturnCode(rawValue: finalizeRV))
+            }
+            var arguments = CK_C_INITIALIZE_ARGS()
+            arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
+            let rv = withUnsafeMutablePointer(to: &arguments) { functions.initialize(UnsafeMutableRawPointer($0)) }
+            guard rv == CKR_OK || rv == CKR_CRYPTOKI_ALREADY_INITIALIZED else {
+                throw .call(function: "C_Initialize", code: PKCS11ReturnCode(rawValue: rv))
+            }
+        }
     }
 
     // MARK: information
@@ -295,6 +329,7 @@ extension PKCS11Module: CustomStringConvertible {
 /// which is never unloaded while the table exists.
 struct FunctionTable: @unchecked Sendable {
     let initialize: CK_C_Initialize
+    let finalize: CK_C_Finalize?
     let getInfo: CK_C_GetInfo
     let getSlotList: CK_C_GetSlotList
     let getSlotInfo: CK_C_GetSlotInfo
@@ -325,6 +360,7 @@ struct FunctionTable: @unchecked Sendable {
             let signInit = list.C_SignInit, let sign = list.C_Sign, let generateKeyPair = list.C_GenerateKeyPair
         else { return nil }
         self.initialize = initialize
+        finalize = list.C_Finalize
         self.getInfo = getInfo
         self.getSlotList = getSlotList
         self.getSlotInfo = getSlotInfo

@@ -3,6 +3,14 @@ import EthereumPrimitives
 import Secp256k1
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An open token: login, key management and signer creation.
 ///
 /// The token keeps one read-write session open for its whole lifetime. Besides serving key
@@ -42,10 +50,12 @@ public final class PKCS11Token: Sendable {
             session = try module.openSession(slot: slot, readWrite: false)
         }
         anchor = Mutex(session)
+        module.openTokens.add(1, ordering: .acquiringAndReleasing)
     }
 
     deinit {
         module.closeSession(anchor.withLock { $0 })
+        module.openTokens.subtract(1, ordering: .acquiringAndReleasing)
     }
 
     // MARK: login
@@ -101,8 +111,9 @@ public final class PKCS11Token: Sendable {
     /// only sign; the public key is a token object that may verify. Both get `label` and `id`
     /// (16 random bytes when `id` is `nil`).
     ///
-    /// - Throws: ``PKCS11Error/keyExists(_:)`` if a private key already has the label or id;
-    ///   the failing call otherwise (`CKR_USER_NOT_LOGGED_IN` before ``login(pin:)``).
+    /// - Throws: ``PKCS11Error/keyExists(_:)`` if a private key already has the label or id (also
+    ///   when another process creates one at the same moment: see ``createUnique``); the failing call
+    ///   otherwise (`CKR_USER_NOT_LOGGED_IN` before ``login(pin:)``).
     public func generateKeyPair(label: String, id: [UInt8]? = nil) throws(PKCS11Error) -> PKCS11KeyInfo {
         let info = try generateKeyPair(label: label, id: id, ecParameters: ECEncoding.secp256k1Parameters)
         guard info.publicKey != nil else { throw .invalidECPoint(key: info.name) }
@@ -113,28 +124,29 @@ public final class PKCS11Token: Sendable {
     func generateKeyPair(label: String, id: [UInt8]?, ecParameters: [UInt8]) throws(PKCS11Error) -> PKCS11KeyInfo {
         let id = try Self.checkedID(id, label: label)
         return try withAnchor(retry: true) { (session) throws(PKCS11Error) in
-            try ensureUnique(session: session, label: label, id: id)
-            let publicTemplate = AttributeTemplate()
-                .add(CK_ATTRIBUTE_TYPE(CKA_TOKEN), bool: true)
-                .add(CK_ATTRIBUTE_TYPE(CKA_PRIVATE), bool: false)
-                .add(CK_ATTRIBUTE_TYPE(CKA_VERIFY), bool: true)
-                .add(CK_ATTRIBUTE_TYPE(CKA_LABEL), string: label)
-                .add(CK_ATTRIBUTE_TYPE(CKA_ID), bytes: id)
-                .add(CK_ATTRIBUTE_TYPE(CKA_EC_PARAMS), bytes: ecParameters)
-            let privateTemplate = Self.privateKeyTemplate(label: label, id: id)
-            var mechanism = CK_MECHANISM(
-                mechanism: CK_MECHANISM_TYPE(CKM_EC_KEY_PAIR_GEN), pParameter: nil, ulParameterLen: 0)
-            var publicHandle = CK_OBJECT_HANDLE(CK_INVALID_HANDLE)
-            var privateHandle = CK_OBJECT_HANDLE(CK_INVALID_HANDLE)
-            let rv = publicTemplate.withAttributes { publicAttributes, publicCount in
-                privateTemplate.withAttributes { privateAttributes, privateCount in
-                    module.functions.generateKeyPair(
-                        session, &mechanism, publicAttributes, publicCount, privateAttributes, privateCount,
-                        &publicHandle, &privateHandle)
+            try createUnique(session: session, label: label, id: id) { () throws(PKCS11Error) in
+                let publicTemplate = AttributeTemplate()
+                    .add(CK_ATTRIBUTE_TYPE(CKA_TOKEN), bool: true)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_PRIVATE), bool: false)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_VERIFY), bool: true)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_LABEL), string: label)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_ID), bytes: id)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_EC_PARAMS), bytes: ecParameters)
+                let privateTemplate = Self.privateKeyTemplate(label: label, id: id)
+                var mechanism = CK_MECHANISM(
+                    mechanism: CK_MECHANISM_TYPE(CKM_EC_KEY_PAIR_GEN), pParameter: nil, ulParameterLen: 0)
+                var publicHandle = CK_OBJECT_HANDLE(CK_INVALID_HANDLE)
+                var privateHandle = CK_OBJECT_HANDLE(CK_INVALID_HANDLE)
+                let rv = publicTemplate.withAttributes { publicAttributes, publicCount in
+                    privateTemplate.withAttributes { privateAttributes, privateCount in
+                        module.functions.generateKeyPair(
+                            session, &mechanism, publicAttributes, publicCount, privateAttributes, privateCount,
+                            &publicHandle, &privateHandle)
+                    }
                 }
+                try module.check(rv, "C_GenerateKeyPair")
+                return (privateHandle, [publicHandle])
             }
-            try module.check(rv, "C_GenerateKeyPair")
-            return try keyInfo(session: session, privateKey: privateHandle)
         }
     }
 
@@ -145,44 +157,47 @@ public final class PKCS11Token: Sendable {
     /// token object is sensitive and not extractable; the key cannot be read back. If the
     /// public-key object cannot be created, the private object is destroyed again.
     ///
-    /// - Throws: ``PKCS11Error/keyExists(_:)`` if a private key already has the label or id;
-    ///   the failing call otherwise.
+    /// - Throws: ``PKCS11Error/keyExists(_:)`` if a private key already has the label or id (also
+    ///   when another process creates one at the same moment); the failing call otherwise.
     public func importPrivateKey(_ key: PrivateKey, label: String, id: [UInt8]? = nil) throws(PKCS11Error)
         -> PKCS11KeyInfo
     {
         let id = try Self.checkedID(id, label: label)
         return try withAnchor(retry: true) { (session) throws(PKCS11Error) in
-            try ensureUnique(session: session, label: label, id: id)
-            let privateTemplate = Self.privateKeyTemplate(label: label, id: id)
-                .add(CK_ATTRIBUTE_TYPE(CKA_CLASS), ulong: CK_ULONG(CKO_PRIVATE_KEY))
-                .add(CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE), ulong: CK_ULONG(CKK_EC))
-                .add(CK_ATTRIBUTE_TYPE(CKA_EC_PARAMS), bytes: ECEncoding.secp256k1Parameters)
-            var privateHandle = CK_OBJECT_HANDLE(CK_INVALID_HANDLE)
-            let rv: CK_RV = key.withUnsafeSecretBytes { secret in
-                privateTemplate.addBorrowed(CK_ATTRIBUTE_TYPE(CKA_VALUE), secret)
-                return privateTemplate.withAttributes { module.functions.createObject(session, $0, $1, &privateHandle) }
-            }
-            try module.check(rv, "C_CreateObject")
+            try createUnique(session: session, label: label, id: id) { () throws(PKCS11Error) in
+                let privateTemplate = Self.privateKeyTemplate(label: label, id: id)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_CLASS), ulong: CK_ULONG(CKO_PRIVATE_KEY))
+                    .add(CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE), ulong: CK_ULONG(CKK_EC))
+                    .add(CK_ATTRIBUTE_TYPE(CKA_EC_PARAMS), bytes: ECEncoding.secp256k1Parameters)
+                var privateHandle = CK_OBJECT_HANDLE(CK_INVALID_HANDLE)
+                let rv: CK_RV = key.withUnsafeSecretBytes { secret in
+                    privateTemplate.addBorrowed(CK_ATTRIBUTE_TYPE(CKA_VALUE), secret)
+                    return privateTemplate.withAttributes {
+                        module.functions.createObject(session, $0, $1, &privateHandle)
+                    }
+                }
+                try module.check(rv, "C_CreateObject")
 
-            let publicTemplate = AttributeTemplate()
-                .add(CK_ATTRIBUTE_TYPE(CKA_CLASS), ulong: CK_ULONG(CKO_PUBLIC_KEY))
-                .add(CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE), ulong: CK_ULONG(CKK_EC))
-                .add(CK_ATTRIBUTE_TYPE(CKA_TOKEN), bool: true)
-                .add(CK_ATTRIBUTE_TYPE(CKA_PRIVATE), bool: false)
-                .add(CK_ATTRIBUTE_TYPE(CKA_VERIFY), bool: true)
-                .add(CK_ATTRIBUTE_TYPE(CKA_LABEL), string: label)
-                .add(CK_ATTRIBUTE_TYPE(CKA_ID), bytes: id)
-                .add(CK_ATTRIBUTE_TYPE(CKA_EC_PARAMS), bytes: ECEncoding.secp256k1Parameters)
-                .add(CK_ATTRIBUTE_TYPE(CKA_EC_POINT), bytes: ECEncoding.wrapPoint(key.publicKey))
-            var publicHandle = CK_OBJECT_HANDLE(CK_INVALID_HANDLE)
-            let publicRV = publicTemplate.withAttributes {
-                module.functions.createObject(session, $0, $1, &publicHandle)
+                let publicTemplate = AttributeTemplate()
+                    .add(CK_ATTRIBUTE_TYPE(CKA_CLASS), ulong: CK_ULONG(CKO_PUBLIC_KEY))
+                    .add(CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE), ulong: CK_ULONG(CKK_EC))
+                    .add(CK_ATTRIBUTE_TYPE(CKA_TOKEN), bool: true)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_PRIVATE), bool: false)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_VERIFY), bool: true)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_LABEL), string: label)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_ID), bytes: id)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_EC_PARAMS), bytes: ECEncoding.secp256k1Parameters)
+                    .add(CK_ATTRIBUTE_TYPE(CKA_EC_POINT), bytes: ECEncoding.wrapPoint(key.publicKey))
+                var publicHandle = CK_OBJECT_HANDLE(CK_INVALID_HANDLE)
+                let publicRV = publicTemplate.withAttributes {
+                    module.functions.createObject(session, $0, $1, &publicHandle)
+                }
+                if publicRV != CKR_OK {
+                    _ = module.functions.destroyObject(session, privateHandle)
+                    try module.check(publicRV, "C_CreateObject")
+                }
+                return (privateHandle, [publicHandle])
             }
-            if publicRV != CKR_OK {
-                _ = module.functions.destroyObject(session, privateHandle)
-                try module.check(publicRV, "C_CreateObject")
-            }
-            return try keyInfo(session: session, privateKey: privateHandle)
         }
     }
 
@@ -299,6 +314,44 @@ public final class PKCS11Token: Sendable {
         var generator = SystemRandomNumberGenerator()
         return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
+
+    /// Creates a key with `label` and `id` only if no other private key has either, also against
+    /// other processes creating one at the same time (Cryptoki has no transactions):
+    ///
+    /// 1. refuse when a private key with the label or id exists;
+    /// 2. `create` the objects (returning the new private key's and public keys' handles);
+    /// 3. look again: when this key is not the only private key with its label and id, destroy the
+    ///    objects just created (never another process's) and start over after a random pause of
+    ///    10–60 ms, at most ``uniqueCreationAttempts`` times; step 1 then refuses if the other key
+    ///    stayed.
+    ///
+    /// A key is reported created only when step 3 saw it alone; the other process then sees it in
+    /// its own step 1 or 3, so at most one of two racing creations succeeds and no duplicate stays.
+    /// (Both may back off at once; the random pause makes a repeat unlikely, and after the last
+    /// attempt the creation fails with ``PKCS11Error/keyExists(_:)``.)
+    private func createUnique(
+        session: CK_SESSION_HANDLE, label: String, id: [UInt8],
+        _ create: () throws(PKCS11Error) -> (privateKey: CK_OBJECT_HANDLE, publicKeys: [CK_OBJECT_HANDLE])
+    ) throws(PKCS11Error) -> PKCS11KeyInfo {
+        for attempt in 1...Self.uniqueCreationAttempts {
+            try ensureUnique(session: session, label: label, id: id)
+            let created = try create()
+            let sameLabel = try privateKeys(session: session, .label(label))
+            let sameID = try privateKeys(session: session, .id(id))
+            if sameLabel == [created.privateKey], sameID == [created.privateKey] {
+                return try keyInfo(session: session, privateKey: created.privateKey)
+            }
+            for handle in created.publicKeys + [created.privateKey] {
+                _ = module.functions.destroyObject(session, handle)
+            }
+            if attempt == Self.uniqueCreationAttempts { break }
+            usleep(useconds_t(Int.random(in: 10_000...60_000)))
+        }
+        throw .keyExists(PKCS11KeyLocator.label(label).description)
+    }
+
+    /// Attempts of ``createUnique`` when racing creations back off.
+    static let uniqueCreationAttempts = 3
 
     /// Throws ``PKCS11Error/keyExists(_:)`` when a private key has `label` or `id`.
     private func ensureUnique(session: CK_SESSION_HANDLE, label: String, id: [UInt8]) throws(PKCS11Error) {

@@ -81,13 +81,13 @@ enum FileAccess {
 }
 
 extension FileAccess {
-    /// Reads the file at `path` straight into secure memory: up to `maximumSize + 1` bytes, so a caller
-    /// sees `length > maximumSize` for an oversized file. The caller wipes `contents` when done.
-    static func readSecret(_ path: String, maximumSize: Int) throws(CommandFailure) -> (
+    /// Reads the open file `descriptor` (named `path` in errors) straight into secure memory: up to
+    /// `maximumSize + 1` bytes, so a caller sees `length > maximumSize` for an oversized file. The
+    /// caller wipes `contents` when done and closes the descriptor. Secret files are opened by
+    /// ``SecretFile``.
+    static func readSecret(descriptor: Int32, path: String, maximumSize: Int) throws(CommandFailure) -> (
         contents: SecureBytes, length: Int
     ) {
-        let descriptor = try openForReading(path)
-        defer { close(descriptor) }
         var length = 0
         var readError: Int32 = 0
         let contents = SecureBytes(count: maximumSize + 1) { (buffer: UnsafeMutableRawBufferPointer) in

@@ -9,8 +9,10 @@ enum KeystoreCommands {
     static let command = Command.group(
         "keystore", summary: "Create, inspect and decrypt Web3 Secret Storage v3 keystores.",
         details: """
-            Passwords come from the first line of --password-file P (a trailing CR is dropped), else from
-            $SIGNERKIT_PASSWORD; never from arguments. A wrong password exits 65.
+            Passwords come from --password-file P (the whole file without one trailing newline, LF or CR LF;
+            a regular file of mode 0600 or stricter, not a symlink), else from $SIGNERKIT_PASSWORD; never from
+            arguments. A wrong password exits 65. Keystores whose KDF asks for more than pbkdf2 c = 10,000,000
+            or scrypt work 128·n·r·p above 2^32 bytes are refused, naming the parameter.
             """,
         subcommands: [new, address, decrypt])
 
@@ -30,6 +32,7 @@ enum KeystoreCommands {
             outFlag, PasswordOptions.passwordFile, SigningKeyOptions.keyFile,
             .option("--kdf", value: "scrypt|pbkdf2", help: "key derivation function (default scrypt)"),
             .flag("--kdf-light", help: "for tests only: very weak KDF parameters, fast to unlock"),
+            SecretFile.allowInsecureFlag,
         ],
         run: runNew)
 
@@ -41,7 +44,7 @@ enum KeystoreCommands {
             needs --password-file P (or $SIGNERKIT_PASSWORD).
             """,
         synopsis: "FILE [--password-file P]",
-        flags: [PasswordOptions.passwordFile],
+        flags: [PasswordOptions.passwordFile, SecretFile.allowInsecureFlag],
         positionals: [.positional("FILE", help: "the keystore file")],
         run: runAddress)
 
@@ -50,7 +53,7 @@ enum KeystoreCommands {
         "decrypt", summary: "Decrypt a keystore into a new key file (0x-hex, mode 0600); print its address.",
         details: "The private key is written only to the new file given by --out, never to stdout.",
         synopsis: "FILE [--password-file P] --out KEYFILE",
-        flags: [PasswordOptions.passwordFile, outFlag],
+        flags: [PasswordOptions.passwordFile, outFlag, SecretFile.allowInsecureFlag],
         positionals: [.positional("FILE", help: "the keystore file")],
         run: runDecrypt)
 
@@ -63,8 +66,9 @@ enum KeystoreCommands {
         defer { password.wipe() }
         let key: PrivateKey
         if let keyPath = options.value(SigningKeyOptions.keyFile.name) {
-            key = try KeyFile.read(keyPath)
+            key = try KeyFile.read(keyPath, allowInsecure: SecretFile.allowsInsecure(options))
         } else {
+            try ProcessHardening.disableCoreDumps()
             key = PrivateKey.generate()
         }
         // Claim the file first, so an existing one is refused before the slow key derivation.

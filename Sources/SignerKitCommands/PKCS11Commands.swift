@@ -9,15 +9,21 @@ enum PKCS11Commands {
         "pkcs11", summary: "Generate, import and list secp256k1 keys on a PKCS#11 token (HSM, smart card, SoftHSM2).",
         details: """
             Every command loads --module PATH (default $SIGNERKIT_PKCS11_MODULE), finds the token by
-            --token-label and logs in once with the PIN from the first line of --pin-file F (else $SIGNERKIT_PIN;
-            never from arguments). A wrong PIN is not retried: it exits 65 naming CKR_PIN_INCORRECT.
+            --token-label and logs in once with the PIN from --pin-file F (the whole file without one trailing
+            newline; a regular file of mode 0600 or stricter, not a symlink) or else $SIGNERKIT_PIN; never from
+            arguments. A wrong PIN is not retried: it exits 65 naming CKR_PIN_INCORRECT (and says so when the PIN
+            begins or ends with whitespace). Errors of a token that another process is writing (SoftHSM2's file
+            store) are retried a few times within about a second. keygen and import refuse a label or id that is
+            already on the token, also when another process creates it at the same moment.
             To sign with a token key, give any signing command --pkcs11-module PATH --token-label L
             --key-label K (or --key-id HEX) and --pin-file F instead of --key-file.
             """,
         subcommands: [keygen, importKey, list, address])
 
     /// The flags every `pkcs11` command takes.
-    static let tokenFlags: [FlagSpec] = [PKCS11Options.module, PKCS11Options.tokenLabel, PKCS11Options.pinFile]
+    static let tokenFlags: [FlagSpec] = [
+        PKCS11Options.module, PKCS11Options.tokenLabel, PKCS11Options.pinFile, SecretFile.allowInsecureFlag,
+    ]
 
     /// `pkcs11 keygen`.
     static let keygen = Command.leaf(
@@ -67,8 +73,9 @@ enum PKCS11Commands {
         let label = try options.required(PKCS11Options.keyLabel.name, "(the new key's label)")
         let id = try PKCS11Options.keyID(options)
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
-        let token = try session.open()
-        let info = try PKCS11Options.perform { () throws(PKCS11Error) in try token.generateKeyPair(label: label, id: id)
+        let token = try await session.open()
+        let info = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
+            try token.generateKeyPair(label: label, id: id)
         }
         context.printLine(try PKCS11Options.address(of: info))
         return .success
@@ -81,9 +88,9 @@ enum PKCS11Commands {
         let id = try PKCS11Options.keyID(options)
         let keyPath = try options.required(SigningKeyOptions.keyFile.name, "(the 0x-hex private key to import)")
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
-        let key = try KeyFile.read(keyPath)
-        let token = try session.open()
-        let info = try PKCS11Options.perform { () throws(PKCS11Error) in
+        let key = try KeyFile.read(keyPath, allowInsecure: SecretFile.allowsInsecure(options))
+        let token = try await session.open()
+        let info = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
             try token.importPrivateKey(key, label: label, id: id)
         }
         context.printLine(try PKCS11Options.address(of: info))
@@ -93,8 +100,8 @@ enum PKCS11Commands {
     /// Lists the token's private keys.
     static func runList(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         let session = try PKCS11Options.session(context.options, moduleFlag: PKCS11Options.module.name, io: context.io)
-        let token = try session.open()
-        let keys = try PKCS11Options.perform { () throws(PKCS11Error) in try token.listKeys() }
+        let token = try await session.open()
+        let keys = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in try token.listKeys() }
         var output = ""
         for key in keys {
             let label = key.label.isEmpty ? "-" : TextSafety.singleLine(key.label)
@@ -111,8 +118,8 @@ enum PKCS11Commands {
         let options = context.options
         let locator = try PKCS11Options.locator(options)
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
-        let token = try session.open()
-        let info = try PKCS11Options.perform { () throws(PKCS11Error) in try token.key(locator) }
+        let token = try await session.open()
+        let info = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in try token.key(locator) }
         context.printLine(try PKCS11Options.address(of: info))
         return .success
     }
@@ -133,7 +140,8 @@ enum PKCS11Options {
         "--key-id", value: "HEX", help: "the token key's id (CKA_ID) as hex, 0x optional")
     /// `--pin-file FILE`.
     static let pinFile = FlagSpec.option(
-        "--pin-file", value: "FILE", help: "file whose first line is the token's user PIN (else $SIGNERKIT_PIN)")
+        "--pin-file", value: "FILE",
+        help: "file holding the token's user PIN (one trailing newline dropped; else $SIGNERKIT_PIN)")
 
     /// The PIN variable read when `--pin-file` is absent.
     static let pinVariable = PINSource.defaultEnvironmentVariable
@@ -146,20 +154,49 @@ enum PKCS11Options {
         let modulePath: String
         /// The token label.
         let tokenLabel: String
-        /// Where the PIN comes from.
-        let pin: PINSource
+        /// The PIN, already read.
+        let pin: PIN
 
-        /// Loads the module, finds the token and logs in (one attempt).
+        /// Loads the module, finds the token and logs in (one `C_Login` per attempt; a wrong PIN is
+        /// never retried, see ``PKCS11Options/retryingTransientErrors(_:)``).
         ///
         /// - Throws: 65 naming the failing call and return code (`PKCS#11 C_Login: CKR_PIN_INCORRECT`)
         ///   or the problem (`no initialised PKCS#11 token with label "x"`).
-        func open() throws(CommandFailure) -> PKCS11Token {
-            try PKCS11Options.perform { () throws(PKCS11Error) in
-                let token = try PKCS11Module.load(path: modulePath).token(.label(tokenLabel))
-                try token.login(pin: pin)
-                return token
+        func open() async throws(CommandFailure) -> PKCS11Token {
+            do {
+                return try await PKCS11Options.retryingTransientErrors(
+                    { () throws(PKCS11Error) in
+                        let token = try PKCS11Module.load(path: modulePath).token(.label(tokenLabel))
+                        try token.login(pin: pin.source())
+                        return token
+                    },
+                    beforeRetry: {
+                        guard PKCS11Options.reinitializesModule.load(ordering: .relaxed) else { return }
+                        try? PKCS11Module.load(path: modulePath).reinitialize()
+                    })
+            } catch {
+                guard error.error.returnCode == .pinIncorrect, pin.hasSurroundingWhitespace else {
+                    throw PKCS11Options.failure(error)
+                }
+                var message = PKCS11Options.failure(error).message
+                message += " (the PIN from \(pin.origin) begins or ends with whitespace, which is part of the PIN:"
+                message += " only one trailing newline is dropped)"
+                throw .invalidInput(message)
             }
         }
+    }
+
+    /// A user PIN read into secure memory once; each login attempt gets a copy (which the login wipes).
+    struct PIN {
+        /// The PIN bytes.
+        let bytes: SecureBytes
+        /// `--pin-file <path>` or `$SIGNERKIT_PIN`, for messages.
+        let origin: String
+        /// Whether the PIN begins or ends with whitespace.
+        let hasSurroundingWhitespace: Bool
+
+        /// A fresh secure copy for one `C_Login`.
+        func source() -> PINSource { .secure(SecureBytes(copying: bytes)) }
     }
 
     /// Reads and checks the module, token and PIN options (without loading anything).
@@ -184,12 +221,26 @@ enum PKCS11Options {
         throw .usage("missing \(flag) (the PKCS#11 module; or set \(moduleVariable))", command: options.commandPath)
     }
 
-    /// The PIN source: `--pin-file`, else `$SIGNERKIT_PIN` from the command's environment.
-    static func pin(_ options: ParsedOptions, io: any CommandIO) throws(CommandFailure) -> PINSource {
-        if let path = options.value(pinFile.name) { return .file(path: path) }
+    /// The PIN: the whole of `--pin-file` without one trailing newline (a regular file of mode 0600
+    /// or stricter, see ``SecretFile``), else `$SIGNERKIT_PIN` from the command's environment.
+    static func pin(_ options: ParsedOptions, io: any CommandIO) throws(CommandFailure) -> PIN {
+        try ProcessHardening.disableCoreDumps()
+        if let path = options.value(pinFile.name) {
+            let (secret, whitespace) = try SecretFile.readLine(
+                path, what: "PIN", maximumSize: PINSource.maximumLength,
+                allowInsecure: SecretFile.allowsInsecure(options))
+            return PIN(
+                bytes: secret, origin: "\(pinFile.name) \(TextSafety.displayArgument(path))",
+                hasSurroundingWhitespace: whitespace)
+        }
         if let value = io.environment[pinVariable], !value.isEmpty {
+            guard value.utf8.count <= PINSource.maximumLength else {
+                throw .invalidInput("$\(pinVariable): longer than \(PINSource.maximumLength) bytes")
+            }
             var bytes = Array(value.utf8)
-            return .secure(SecureBytes(wiping: &bytes))
+            return PIN(
+                bytes: SecureBytes(wiping: &bytes), origin: "$\(pinVariable)",
+                hasSurroundingWhitespace: SecretFile.hasSurroundingWhitespace(value))
         }
         throw .usage(
             "missing \(pinFile.name) (a file holding the token's user PIN; or set \(pinVariable))",
@@ -222,11 +273,11 @@ enum PKCS11Options {
     }
 
     /// A signer for the token key the flags name (`--pkcs11-module` etc.).
-    static func signer(_ options: ParsedOptions, io: any CommandIO) throws(CommandFailure) -> PKCS11Signer {
+    static func signer(_ options: ParsedOptions, io: any CommandIO) async throws(CommandFailure) -> PKCS11Signer {
         let locator = try locator(options)
         let session = try session(options, moduleFlag: SigningKeyOptions.pkcs11Module.name, io: io)
-        let token = try session.open()
-        return try perform { () throws(PKCS11Error) in try token.signer(for: locator) }
+        let token = try await session.open()
+        return try await performRetrying { () throws(PKCS11Error) in try token.signer(for: locator) }
     }
 
     /// The address of a key that must be secp256k1.

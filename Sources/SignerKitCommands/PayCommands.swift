@@ -36,7 +36,10 @@ enum PayCommands {
             .option(
                 "--account", value: "CAIP10", repeatable: true, help: "an account to pay from, e.g. eip155:8453:0x…"),
             .option("--api-url", value: "URL", help: "the Pay API (default https://api.pay.walletconnect.com)"),
-            .option("--api-key", value: "K", help: "authenticate with an API key (or set SIGNERKIT_PAY_API_KEY)"),
+            .option("--api-key", value: "K", help: "removed: a key on the command line is visible to every user"),
+            .option(
+                "--api-key-file", value: "FILE",
+                help: "authenticate with the API key in FILE (mode 0600; or set SIGNERKIT_PAY_API_KEY)"),
             .option(
                 "--app-id", value: "A", help: "authenticate with a public App-Id (with --client-id or a fresh one)"),
             .option("--client-id", value: "ID", help: "the Client-Id sent with --app-id"),
@@ -71,7 +74,10 @@ enum PayCommands {
         if options.has("--port") { throw context.usageError("--port is for serve-local") }
         let paymentId: String
         do { paymentId = try PaymentLink.paymentId(fromLinkOrDeepLink: link) } catch {
-            throw .invalidInput("PAYMENT-LINK: \(error)")
+            // The link is quoted abbreviated and redacted, however the error spells it.
+            let text = "\(error)".replacingOccurrences(
+                of: link.debugDescription, with: TextSafety.displayArgument(link))
+            throw .invalidInput("PAYMENT-LINK: \(text)")
         }
         let baseURL = try url(options.value("--api-url"), flag: "--api-url") ?? PayClientConfiguration.productionURL
         let authentication = try authentication(context)
@@ -131,15 +137,22 @@ enum PayCommands {
         return final.status == .succeeded ? .success : .failure
     }
 
-    /// The `Api-Key` or `App-Id` + `Client-Id`, or none.
+    /// The `Api-Key` (from `--api-key-file` or `$SIGNERKIT_PAY_API_KEY`) or `App-Id` + `Client-Id`,
+    /// or none. `--api-key K` is refused: a key on the command line is visible to every user.
     static func authentication(_ context: CommandContext) throws(CommandFailure) -> PayAuthentication {
         let options = context.options
-        let key =
-            options.value("--api-key")
-            ?? context.io.environment["SIGNERKIT_PAY_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        if options.has("--api-key") && options.has("--app-id") {
-            throw context.usageError("--api-key and --app-id cannot be used together")
+        if options.has("--api-key") {
+            throw .invalidInput(
+                "--api-key is no longer accepted (a command line is visible to every user): put the key in a file "
+                    + "of mode 0600 and pass --api-key-file FILE, or set SIGNERKIT_PAY_API_KEY")
         }
+        if options.has("--api-key-file") && options.has("--app-id") {
+            throw context.usageError("--api-key-file and --app-id cannot be used together")
+        }
+        let key =
+            try options.value("--api-key-file").map { (path) throws(CommandFailure) in
+                try APIKeyFile.read(path, allowInsecure: SecretFile.allowsInsecure(options))
+            } ?? context.io.environment["SIGNERKIT_PAY_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         if let app = options.value("--app-id") {
             let client = options.value("--client-id") ?? UUID().uuidString.lowercased()
             return .appId(app, clientId: client)
@@ -215,56 +228,64 @@ private final class StepPrinter: Sendable {
     func print(_ step: PayFlow.Step) {
         switch step {
         case .paymentId(let id):
-            line("payment: \(id)")
+            line("payment: \(Self.echo(id))")
         case .options(let answer):
             if let info = answer.info {
-                line("merchant: \(info.merchant.name)")
-                line("amount: \(info.amount)")
-                line("status: \(info.status)")
+                line("merchant: \(Self.echo(info.merchant.name))")
+                line("amount: \(Self.echo("\(info.amount)"))")
+                line("status: \(Self.echo("\(info.status)"))")
             }
             line("options: \(answer.options.count)")
             for option in answer.options {
-                var parts = [option.id, option.amount.description, option.account]
+                var parts = [option.id, option.amount.description, option.account].map { Self.echo($0) }
                 parts.append(option.needsFetch ? "actions fetched on selection" : "\(option.actions.count) action(s)")
                 if option.needsDataCollection { parts.append("data collection") }
                 parts.append("eta \(option.etaS)s")
                 line("  " + parts.joined(separator: " | "))
             }
         case .optionSkipped(let option, let reason):
-            line("skipped: \(option.id): \(reason)")
+            line("skipped: \(Self.echo(option.id)): \(reason)")
         case .optionSelected(let option):
-            line("option: \(option.id) (\(option.amount) from \(option.account))")
+            line(
+                "option: \(Self.echo(option.id)) (\(Self.echo(option.amount.description)) from \(Self.echo(option.account)))"
+            )
         case .dataCollection(_, let url):
-            line("data collection: \(url?.absoluteString ?? "(no page)")")
+            line("data collection: \(url.map { Self.echo($0.absoluteString) } ?? "(no page)")")
         case .actions(_, let actions):
             for (i, action) in actions.enumerated() { line("action[\(i)]: \(Self.describe(action))") }
         case .signed(let signed):
             for (i, result) in signed.results.enumerated() { line("result[\(i)]: \(result)") }
         case .status(let status):
-            var text = "status: \(status.status)"
-            if let info = status.info { text += " tx \(info.txId) (\(info.optionAmount))" }
+            var text = "status: \(Self.echo("\(status.status)"))"
+            if let info = status.info {
+                text += " tx \(Self.echo("\(info.txId)")) (\(Self.echo("\(info.optionAmount)")))"
+            }
             if !status.isFinal, let poll = status.pollInMs { text += " (poll in \(poll) ms)" }
             line(text)
         case .finished(let status):
-            line("final: \(status.status)")
+            line("final: \(Self.echo("\(status.status)"))")
         }
     }
 
     private func line(_ text: String) { buffer.withLock { $0.append(TextSafety.singleLine(text)) } }
 
+    /// A value from the Pay API (or the link) as a step shows it: at most 80 characters, runs of 64+
+    /// hex digits redacted (``TextSafety/echoed(_:)``).
+    static func echo(_ value: some StringProtocol) -> String { TextSafety.echoed(value) }
+
     /// `eip155:8453 eth_signTypedData_v4 ReceiveWithAuthorization`, `… eth_sendTransaction to 0x… approve`.
     static func describe(_ action: WalletRpcAction) -> String {
-        var text = "\(action.chainId) \(action.method)"
+        var text = "\(echo(action.chainId.description)) \(echo(action.method))"
         guard let params = (try? JSONValue(parsing: action.params))?.arrayValue else { return text }
         switch action.method {
         case "eth_signTypedData_v4":
             if params.count > 1 {
                 let typed = params[1].stringValue.flatMap { try? JSONValue(parsing: $0) } ?? params[1]
-                if let primary = typed["primaryType"]?.stringValue { text += " \(primary)" }
+                if let primary = typed["primaryType"]?.stringValue { text += " \(echo(primary))" }
             }
         case "eth_sendTransaction", "eth_signTransaction":
             if let tx = params.first {
-                if let to = tx["to"]?.stringValue { text += " to \(to)" }
+                if let to = tx["to"]?.stringValue { text += " to \(echo(to))" }
                 if let data = tx["data"]?.stringValue ?? tx["input"]?.stringValue,
                     data.lowercased().hasPrefix("0x095ea7b3")
                 {

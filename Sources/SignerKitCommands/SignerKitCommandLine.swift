@@ -7,8 +7,14 @@ public enum SignerKitCommandLine {
     /// Runs `signerkit` with the process's arguments and stdio, then exits with the status from
     /// ``run(_:io:)``.
     public static func main() -> Never {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        // Before anything else: no core dump of this process may hold a key, password or PIN.
+        try? ProcessHardening.disableCoreDumps()
+        PKCS11Options.reinitializesModule.store(true, ordering: .relaxed)
         let io = StandardCommandIO()
+        if let message = RawArguments.invalidUTF8Message(RawArguments.current) {
+            exit(report(.invalidInput(message), io: io).rawValue)
+        }
+        let arguments = Array(CommandLine.arguments.dropFirst())
         Task {
             let status = await run(arguments, io: io)
             exit(status)
@@ -28,6 +34,9 @@ public enum SignerKitCommandLine {
 
     /// Walks the command tree, parses the leaf's arguments and runs its handler.
     static func dispatch(_ arguments: [String], io: any CommandIO) async -> ExitCode {
+        // A key pasted into an argument never reaches stderr, however a message quotes it.
+        let io: any CommandIO =
+            ArgumentRedactor(arguments: arguments).map { RedactingCommandIO(base: io, redactor: $0) } ?? io
         var command = CommandRegistry.root
         var path = [command.name]
         var rest = arguments[...]

@@ -40,6 +40,7 @@ enum SigningKeyOptions {
     /// Every key-source flag.
     static let flags: [FlagSpec] = [
         keyFile, keystore, passwordFile, pkcs11Module, tokenLabel, keyLabel, keyID, pinFile,
+        SecretFile.allowInsecureFlag,
     ]
 
     /// The flag that selects each source (the others only qualify one), for messages.
@@ -57,9 +58,11 @@ enum SigningKeyOptions {
     /// Help paragraph on the key sources.
     static let details = """
         Key sources (exactly one): --key-file F (0x-hex private key); --keystore F with --password-file P
-        (first line; else $SIGNERKIT_PASSWORD); --pkcs11-module M --token-label L --key-label K (or --key-id
-        HEX) with --pin-file F (first line; else $SIGNERKIT_PIN): a secp256k1 key on a PKCS#11 token. Keys,
-        passwords and PINs are never taken from arguments.
+        (else $SIGNERKIT_PASSWORD); --pkcs11-module M --token-label L --key-label K (or --key-id HEX) with
+        --pin-file F (else $SIGNERKIT_PIN): a secp256k1 key on a PKCS#11 token. Keys, passwords and PINs are
+        never taken from arguments. Key, password and PIN files must be regular files (not symlinks or
+        FIFOs) of mode 0600 or stricter (--allow-insecure-permissions waives the symlink and mode checks);
+        password and PIN files lose one trailing newline (LF or CR LF) and nothing else.
         """
 
     /// Where the key comes from.
@@ -114,16 +117,18 @@ enum SigningKeyOptions {
 ///   malformed key (`<path>: invalid private key: must be 32 bytes of 0x-hex`), a wrong password
 ///   (`<path>: wrong password: …`) or a PKCS#11 failure (`PKCS#11 C_Login: CKR_PIN_INCORRECT`).
 func loadSigningKey(_ options: ParsedOptions, io: any CommandIO) async throws(CommandFailure) -> any PrehashSigner {
-    switch try SigningKeyOptions.checkPresent(options) {
+    let source = try SigningKeyOptions.checkPresent(options)
+    try ProcessHardening.disableCoreDumps()
+    switch source {
     case .keyFile(let path):
-        return CLIKeySigner(key: try KeyFile.read(path))
+        return CLIKeySigner(key: try KeyFile.read(path, allowInsecure: SecretFile.allowsInsecure(options)))
     case .keystore(let path):
         let keystore = try KeystoreFile.read(path)
         let password = try PasswordOptions.password(options, io: io)
         defer { password.wipe() }
         return CLIKeySigner(key: try KeystoreFile.decrypt(keystore, password: password, label: path))
     case .pkcs11:
-        return try PKCS11Options.signer(options, io: io)
+        return try await PKCS11Options.signer(options, io: io)
     }
 }
 
@@ -163,10 +168,11 @@ enum KeyFile {
     /// Longest key file accepted (the key plus generous whitespace).
     static let maximumSize = 256
 
-    /// Reads the key file at `path` straight into secure memory.
-    static func read(_ path: String) throws(CommandFailure) -> PrivateKey {
+    /// Reads the key file at `path` straight into secure memory (a regular file of mode 0600 or
+    /// stricter, not a symlink, unless `allowInsecure`; see ``SecretFile``).
+    static func read(_ path: String, allowInsecure: Bool) throws(CommandFailure) -> PrivateKey {
         let label = TextSafety.displayArgument(path)
-        let (contents, length) = try FileAccess.readSecret(path, maximumSize: maximumSize)
+        let (contents, length) = try SecretFile.read(path, maximumSize: maximumSize, allowInsecure: allowInsecure)
         defer { contents.wipe() }
         guard length <= maximumSize else { throw .invalidInput("\(label): \(KeyError.invalidHex)") }
         do {
@@ -202,6 +208,7 @@ enum KeyFile {
     /// Writes `key` to a new file at `path` (mode 0600, refusing to overwrite) as `0x…` and a
     /// newline, formatting the hex in secure memory.
     static func write(_ key: PrivateKey, to path: String) throws(CommandFailure) {
+        try ProcessHardening.disableCoreDumps()
         let descriptor = try FileAccess.createExclusive(path, mode: 0o600)
         let text = SecureBytes(count: 67) { (out: UnsafeMutableRawBufferPointer) in
             let digits = Array("0123456789abcdef".utf8)

@@ -20,14 +20,23 @@ enum TextSafety {
         return out
     }
 
-    /// A user-supplied argument (file path, unknown command or flag) as it may appear in an error
-    /// message: quoted when needed, and replaced by a placeholder when it looks like a raw private key
-    /// (64 hex digits, with or without `0x`), so a key pasted in the wrong place is never echoed.
+    /// A user-supplied argument (file path, unknown command or flag, option value) as it may appear
+    /// in an error message: quoted when needed, replaced by a placeholder when it looks like a raw
+    /// private key (64 hex digits, with or without `0x`), so a key pasted in the wrong place is never
+    /// echoed, and otherwise through ``EchoedText/abbreviated(_:)`` (longer hex runs redacted, at
+    /// most 80 characters), so a megabyte argument is not echoed whole.
     static func displayArgument(_ argument: String) -> String {
         if looksLikePrivateKey(argument) { return "<argument redacted: it looks like a private key>" }
-        let safe = singleLine(argument)
+        let safe = singleLine(EchoedText.abbreviated(argument))
         if safe.isEmpty || safe.contains(" ") || safe != argument { return "\"\(safe)\"" }
         return safe
+    }
+
+    /// An untrusted value (an address, URL, link, account, method name, option id from a server) as
+    /// it may appear in an error or a step line: hex runs of 64 or more digits redacted, at most 80
+    /// characters, control characters escaped. Not quoted.
+    static func echoed(_ value: some StringProtocol) -> String {
+        singleLine(EchoedText.abbreviated(value))
     }
 
     /// Whether `text` contains a run of exactly 64 hex digits (optionally `0x`-prefixed), the shape of

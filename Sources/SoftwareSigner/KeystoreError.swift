@@ -14,6 +14,11 @@ public enum KeystoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A well-formed field asks for something this implementation does not support (another
     /// cipher, KDF, PRF, or an scrypt block size libgcrypt cannot run).
     case unsupported(field: String, reason: String)
+    /// The KDF parameters ask for more work than ``KeystoreKDF`` allows (a hostile keystore could
+    /// otherwise keep the process busy for hours): `field` is the parameter (`crypto.kdfparams.c`,
+    /// or `crypto.kdfparams.n` for scrypt's n·r·p), `limit` the bound it exceeds. Refused before any
+    /// derivation starts.
+    case excessiveWork(field: String, limit: String)
     /// The MAC does not match: the password is wrong (or the ciphertext, MAC or KDF parameters
     /// were altered).
     case wrongPassword
@@ -28,7 +33,7 @@ public enum KeystoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// ``unsupported(field:reason:)``; `nil` otherwise.
     public var field: String? {
         switch self {
-        case .invalidField(let field, _), .unsupported(let field, _): field
+        case .invalidField(let field, _), .unsupported(let field, _), .excessiveWork(let field, _): field
         default: nil
         }
     }
@@ -39,6 +44,7 @@ public enum KeystoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidJSON(let reason): "keystore is not valid JSON: \(reason)"
         case .invalidField(let field, let reason): "\(field): \(reason)"
         case .unsupported(let field, let reason): "\(field): unsupported: \(reason)"
+        case .excessiveWork(let field, let limit): "\(field): too much key-derivation work: \(limit)"
         case .wrongPassword: "wrong password: keystore MAC mismatch"
         case .invalidKey(let error): "keystore decrypted to an unusable key: \(error)"
         case .addressMismatch(let stored, let derived):

@@ -20,6 +20,32 @@ public enum KeystoreKDF: Sendable, Hashable, CustomStringConvertible {
     /// a hostile file cannot make the process allocate unbounded memory.
     public static let maximumScryptMemory = 1 << 30
 
+    /// Most PBKDF2 iterations (`c`) accepted: 10,000,000, about 40× the default and a few seconds of
+    /// work. A keystore asking for more (up to 2^32 − 1 is well-formed) is refused with
+    /// ``KeystoreError/excessiveWork(field:limit:)`` before any derivation.
+    public static let maximumPBKDF2Iterations = 10_000_000
+
+    /// Most scrypt work accepted, in bytes: 2^32 (4 GiB). scrypt's work is counted as the memory it
+    /// fills and then reads back in ROMix, 128 · r · n bytes, once per parallel lane: 128 · n · r · p
+    /// bytes in all (its time grows with this product, its memory with 128 · r · n). The default
+    /// (n = 2^17, r = 8, p = 1) is 2^27 bytes; geth's "light" 25 MiB; 2^32 allows, for example,
+    /// n = 2^20, r = 8, p = 4. A keystore above it is refused with
+    /// ``KeystoreError/excessiveWork(field:limit:)`` before any derivation.
+    public static let maximumScryptWork: UInt64 = 1 << 32
+
+    /// The scrypt work 128 · n · r · p in bytes, or `nil` if it overflows 64 bits (or a parameter
+    /// is negative).
+    static func scryptWork(n: Int, r: Int, p: Int) -> UInt64? {
+        guard n >= 0, r >= 0, p >= 0 else { return nil }
+        var work: UInt64 = 128
+        for factor in [n, r, p] {
+            let (product, overflow) = work.multipliedReportingOverflow(by: UInt64(factor))
+            guard !overflow else { return nil }
+            work = product
+        }
+        return work
+    }
+
     /// `scrypt(n: …, r: …, p: …)` or `pbkdf2(iterations: …)`.
     public var description: String {
         switch self {
@@ -48,12 +74,24 @@ public enum KeystoreKDF: Sendable, Hashable, CustomStringConvertible {
             guard Self.withinMemoryLimit(r, p) else {
                 throw .invalidField(field: "crypto.kdfparams.p", reason: "128 × r × p bytes must not exceed 1 GiB")
             }
+            guard let work = Self.scryptWork(n: n, r: r, p: p), work <= Self.maximumScryptWork else {
+                throw .excessiveWork(
+                    field: "crypto.kdfparams.n",
+                    limit:
+                        "scrypt n = \(n), r = \(r), p = \(p) is 128·n·r·p = \(Self.scryptWork(n: n, r: r, p: p).map(String.init) ?? "more than 2^64") bytes of work, above 2^32"
+                )
+            }
         case .pbkdf2(let iterations):
             guard iterations >= 1 else {
                 throw .invalidField(field: "crypto.kdfparams.c", reason: "must be at least 1")
             }
             guard iterations <= Int(UInt32.max) else {
                 throw .invalidField(field: "crypto.kdfparams.c", reason: "must be at most \(UInt32.max)")
+            }
+            guard iterations <= Self.maximumPBKDF2Iterations else {
+                throw .excessiveWork(
+                    field: "crypto.kdfparams.c",
+                    limit: "pbkdf2 c = \(iterations) is above the limit of \(Self.maximumPBKDF2Iterations) iterations")
             }
         }
     }

@@ -123,13 +123,48 @@ struct LoopbackTransportTests {
         #expect(post.status == 405)
         let rebound = try await RawHTTP.get(
             port: transport.port, "/callback?state=s", host: "evil.example:\(transport.port)")
-        #expect(rebound.status == 421)
+        #expect(rebound.status == 400)
         let ok = try await RawHTTP.get(
             port: transport.port, "/callback?state=s&method=sign&type=success&data=0x",
             host: "localhost:\(transport.port)")
         #expect(ok.status == 400)  // reached the session: unknown state
         #expect(ok.headers["cache-control"] == "no-store")
         #expect(ok.headers["referrer-policy"] == "no-referrer")
+    }
+
+    @Test("a callback without exactly one Host naming the listener is refused (400) and not delivered")
+    func hostHeaderMustNameTheListenerExactlyOnce() async throws {
+        let (session, transport, opener) = try makeSession()
+        defer { Task { await session.close() } }
+        let signing = Task { try await session.signPersonalMessage("hello", account: TestKeys.wallet.address) }
+        let requestURL = try await opener.url()
+        let signature = try await TestKeys.wallet.sign(prehash: digest)
+        let callback = signedCallback(for: requestURL, signature: signature.hex)
+        let port = transport.port
+        let genuineTarget = String(callback[try #require(callback.range(of: "/callback")).lowerBound...])
+        #expect(genuineTarget.hasPrefix("/callback?"))
+        let hostile: [String] = [
+            "",  // no Host at all
+            "Host: 127.0.0.1:\(port)\r\nHost: 127.0.0.1:\(port)\r\n",  // the right one, twice
+            "Host: 127.0.0.1:\(port)\r\nHost: evil.example\r\n",  // the right one and another
+            "Host: evil.example\r\nHost: 127.0.0.1:\(port)\r\n",  // another one first
+            "Host: 127.0.0.1:\(port &+ 1)\r\n",  // another port
+            "Host: 127.0.0.1\r\n",  // no port
+            "Host: evil.example:\(port)\r\n",  // a rebinding name
+            "Host: \r\n",  // empty
+        ]
+        for headers in hostile {
+            let response = try await RawHTTP.send(
+                port: port, "GET \(genuineTarget) HTTP/1.1\r\n\(headers)Connection: close\r\n\r\n")
+            #expect(response.status == 400, "\(headers.debugDescription)")
+            #expect(response.body.contains("exactly one Host header"), "\(headers.debugDescription)")
+        }
+        // None of them reached the session: the request is still pending and the genuine callback,
+        // with one Host naming the listener, completes it.
+        let page = try await RawHTTP.get(port: port, genuineTarget, host: "127.0.0.1:\(port)")
+        #expect(page.status == 200)
+        #expect(page.body.contains("data-outcome=accepted"))
+        #expect(try await signing.value == signature)
     }
 
     @Test func closedSessionFailsWaitingRequests() async throws {

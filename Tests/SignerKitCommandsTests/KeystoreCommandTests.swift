@@ -16,7 +16,7 @@ struct KeystoreCommandTests {
     func roundTrip(kdf: [String]) async throws {
         let directory = try TemporaryDirectory()
         let key = try directory.write("key", Actions.keyHex + "\n")
-        let password = try directory.write("password", "pässwörd with spaces \r\nsecond line is ignored\n")
+        let password = try directory.write("password", "pässwörd with spaces \r\nand a second line\n")
         let keystore = directory.path("keystore.json")
         let created = await signerkit(
             ["keystore", "new", "--out", keystore, "--password-file", password, "--key-file", key] + kdf)
@@ -124,7 +124,7 @@ struct KeystoreCommandTests {
             "--out: must be a file path")
         expectInvalid(await signerkit(["keystore", "new", "--password-file", password]), "missing --out")
         expectInvalid(await signerkit(["keystore", "new", "--out", directory.path("a")]), "missing --password-file")
-        let empty = try directory.write("empty", "\nsecond")
+        let empty = try directory.write("empty", "\r\n")
         expectInvalid(
             await signerkit(["keystore", "new", "--out", directory.path("b"), "--password-file", empty]),
             "\(empty): the password is empty")

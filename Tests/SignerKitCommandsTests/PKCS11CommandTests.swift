@@ -280,7 +280,7 @@ struct PKCS11InProcessTests {
                 ["pkcs11", "list"]
                     + store.tokenArguments(
                         CLIHSM.Label.login, pinFile: store.directory.appendingPathComponent("none").path)),
-            "PIN unavailable")
+            "none: no such file")
     }
 }
 

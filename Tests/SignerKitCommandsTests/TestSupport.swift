@@ -195,19 +195,19 @@ final class TemporaryDirectory: Sendable {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-    /// Writes `contents` to `name` and returns the path.
+    /// Writes `contents` to `name` (mode 0600, as key, password and PIN files must be) and returns
+    /// the path.
     @discardableResult
-    func write(_ name: String, _ contents: String) throws -> String {
-        let path = path(name)
-        try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
-        return path
+    func write(_ name: String, _ contents: String, mode: Int = 0o600) throws -> String {
+        try write(name, bytes: Array(contents.utf8), mode: mode)
     }
 
-    /// Writes raw bytes to `name` and returns the path.
+    /// Writes raw bytes to `name` (mode 0600 unless given) and returns the path.
     @discardableResult
-    func write(_ name: String, bytes: [UInt8]) throws -> String {
+    func write(_ name: String, bytes: [UInt8], mode: Int = 0o600) throws -> String {
         let path = path(name)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         return path
     }
 }

@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import Secp256k1
 import Testing
 
 @testable import SoftwareSigner
@@ -103,6 +104,63 @@ import Testing
             }
             return error.description.hasPrefix("\(testCase.field): ")
         }
+    }
+
+    @Test("hostile KDF parameters are refused before any derivation, naming the parameter and the bound")
+    func kdfWorkIsBounded() throws {
+        let start = ContinuousClock.now
+        func refusal(_ fixture: String, _ edits: [(String, String)]) throws -> KeystoreError? {
+            var value = try TestSupport.fixtureJSON(fixture)
+            for (path, number) in edits { value = value.setting(path, to: .number(number)) }
+            do {
+                _ = try Web3Keystore(json: value.serialized)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // PBKDF2: 10,000,000 iterations are the most accepted; 2^32 − 1 (the issue's probe) is refused.
+        #expect(try refusal("wss-v3-pbkdf2-sha256.json", [("crypto.kdfparams.c", "10000000")]) == nil)
+        for c in ["10000001", "4294967295"] {
+            let error = try #require(try refusal("wss-v3-pbkdf2-sha256.json", [("crypto.kdfparams.c", c)]))
+            guard case .excessiveWork(let field, let limit) = error else {
+                Issue.record("expected excessiveWork, got \(error)")
+                continue
+            }
+            #expect(field == "crypto.kdfparams.c")
+            #expect(limit.contains("c = \(c)") && limit.contains("10000000"))
+            #expect(error.description.hasPrefix("crypto.kdfparams.c: too much key-derivation work"))
+        }
+        // scrypt: 128·n·r·p bytes of work at most 2^32 (n = 2^20, r = 8, p = 4 is exactly 2^32).
+        let exact = [("crypto.kdfparams.n", "1048576"), ("crypto.kdfparams.r", "8"), ("crypto.kdfparams.p", "4")]
+        #expect(try refusal("wss-v3-scrypt.json", exact) == nil)
+        let hostile: [[(String, String)]] = [
+            [("crypto.kdfparams.n", "1048576"), ("crypto.kdfparams.r", "8"), ("crypto.kdfparams.p", "5")],
+            [("crypto.kdfparams.n", "262144"), ("crypto.kdfparams.r", "8"), ("crypto.kdfparams.p", "1048576")],
+            [("crypto.kdfparams.n", "8"), ("crypto.kdfparams.r", "1"), ("crypto.kdfparams.p", "8388608")],
+        ]
+        for edits in hostile {
+            let error = try #require(try refusal("wss-v3-scrypt.json", edits))
+            guard case .excessiveWork(let field, let limit) = error else {
+                Issue.record("expected excessiveWork for \(edits), got \(error)")
+                continue
+            }
+            #expect(field == "crypto.kdfparams.n")
+            #expect(limit.contains("128·n·r·p") && limit.contains("2^32"), "\(limit)")
+        }
+        #expect(KeystoreKDF.scryptWork(n: 1 << 20, r: 8, p: 4) == KeystoreKDF.maximumScryptWork)
+        #expect(KeystoreKDF.scryptWork(n: Int.max, r: 8, p: 1) == nil)
+        // The library refuses them when encrypting too.
+        let key = try PrivateKey(hex: TestSupport.vectorKeyHex)
+        var password = Array("pw".utf8)
+        #expect(throws: KeystoreError.self) {
+            try Web3Keystore.encrypt(key, password: &password, kdf: .pbkdf2(iterations: 10_000_001))
+        }
+        #expect(throws: KeystoreError.self) {
+            try Web3Keystore.encrypt(key, password: &password, kdf: .scrypt(n: 1 << 20, r: 8, p: 5))
+        }
+        // Nothing was derived: refusing all of them took no time worth mentioning.
+        #expect(ContinuousClock.now - start < .seconds(5))
     }
 
     @Test func powerOfTwoMessage() throws {

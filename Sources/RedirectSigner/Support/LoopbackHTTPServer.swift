@@ -11,8 +11,13 @@ struct HTTPRequest: Sendable {
     let target: String
     /// Header values by lower-case name (the last one wins).
     let headers: [String: String]
+    /// Every header line in order, names in lower case: a name may repeat.
+    let fields: [(name: String, value: String)]
     /// The body (`Content-Length` bytes).
     let body: [UInt8]
+
+    /// Every value of the header `name` (lower case), in order.
+    func values(_ name: String) -> [String] { fields.filter { $0.name == name }.map(\.value) }
 
     /// The target before `?`.
     var path: Substring {
@@ -194,10 +199,13 @@ final class LoopbackHTTPServer: Sendable {
             return .reject(.text(400, "malformed request line"))
         }
         var headers: [String: String] = [:]
+        var fields: [(name: String, value: String)] = []
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { return .reject(.text(400, "malformed header")) }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = value
+            fields.append((name, value))
         }
         var body = Array(head[end.upperBound...])
         if let lengthText = headers["content-length"] {
@@ -216,7 +224,9 @@ final class LoopbackHTTPServer: Sendable {
             body = []
         }
         return .request(
-            HTTPRequest(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: body))
+            HTTPRequest(
+                method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, fields: fields,
+                body: body))
     }
 }
 

@@ -5,9 +5,12 @@ import Foundation
 /// saying whether SignerKit accepted the answer and that the window can be closed.
 ///
 /// The socket is bound when the transport is created, so ``redirectURI`` is known before any
-/// request is built. Only `GET` on the callback path is served, only with a `Host` of
-/// `127.0.0.1:PORT` or `localhost:PORT`; pages are `no-store` and `no-referrer`, so the callback's
-/// signature or ID token does not linger in caches or leak to other sites.
+/// request is built. Only `GET` on the callback path is served, and only to a request with exactly
+/// one `Host` header, `127.0.0.1:PORT` or `localhost:PORT` (the two names of this listener, the
+/// port being the bound one): a request without one, with two, or naming another host (a DNS
+/// rebinding page, a proxy) is refused with 400 and never delivered. Pages are `no-store` and
+/// `no-referrer`, so the callback's signature or ID token does not linger in caches or leak to
+/// other sites.
 public final class LoopbackTransport: WaypointTransport {
     /// The bound port.
     public let port: UInt16
@@ -72,9 +75,13 @@ public final class LoopbackTransport: WaypointTransport {
         _ request: HTTPRequest, path: String, hosts: Set<String>, origin: String,
         continuation: AsyncStream<TransportEvent>.Continuation
     ) async -> HTTPResponse {
-        if let host = request.headers["host"], !hosts.contains(host.lowercased()) {
+        let hostValues = request.values("host")
+        guard hostValues.count == 1, let host = hostValues.first, hosts.contains(host.lowercased()) else {
             return .html(
-                421, HTML.page(title: "Wrong host", body: "<p class=bad>This listener answers only on 127.0.0.1.</p>"))
+                400,
+                HTML.page(
+                    title: "Wrong host",
+                    body: "<p class=bad>A callback must carry exactly one Host header naming this listener.</p>"))
         }
         guard request.path == path else {
             return .html(404, HTML.page(title: "Not found", body: "<p>Nothing here.</p>"))

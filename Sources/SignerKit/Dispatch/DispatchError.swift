@@ -75,11 +75,12 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         var prefix = ""
         if let index { prefix = "action[\(index)]" }
-        if let method { prefix += prefix.isEmpty ? method : " (\(method))" }
+        let shownMethod = method.map { EchoedText.abbreviated($0) }
+        if let shownMethod { prefix += prefix.isEmpty ? shownMethod : " (\(shownMethod))" }
         let text: String
         switch kind {
         case .invalidAction(let t): text = t
-        case .unknownMethod: text = "unknown method \(method ?? "")"
+        case .unknownMethod: text = "unknown method \(shownMethod ?? "")"
         case .invalidParams(let t): text = "params: \(t)"
         case .unsupportedChain(let c): text = "unsupported chain \(c) (only eip155 chains are signed)"
         case .unknownAccount(let account, let registered):
