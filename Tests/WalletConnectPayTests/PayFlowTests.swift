@@ -1,5 +1,6 @@
 import EVMTestSupport
 import EthereumPrimitives
+import EthereumRPC
 import Foundation
 import SignerKit
 import SoftwareSigner
