@@ -214,6 +214,8 @@ struct PayFlowTests {
         #expect(status == 200)
         #expect(page.contains("value=\"Ada Lovelace\""))
         #expect(service.requests(to: .confirm).first?.body.contains("collectedData") == true)
+        // Confirm carries only the fields the option asks for.
+        #expect(service.requests(to: .confirm).first?.body.contains("favouriteColour") == false)
     }
 
     @Test("data collection in a webview: the page is submitted, then the actions are fetched and signed")
