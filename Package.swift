@@ -209,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SignerKitCommandsTests",
-            dependencies: ["SignerKitCommands", "EthereumPrimitives", "EVMTestSupport"],
+            dependencies: ["SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
