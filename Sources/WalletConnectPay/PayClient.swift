@@ -179,11 +179,11 @@ public final class PayClient: Sendable {
     ///
     /// - Parameters:
     ///   - signed: the dispatcher's bundle; it must answer exactly the option's remembered actions, in order.
-    ///   - collectedData: the field-list answers, for options that collect data without a page.
+    ///   - collectedData: the field-list answers, for options that collect data without a page; only the
+    ///     fields the option (or payment) asks for are sent.
     ///   - maxPollMs: sent as `maxPollMs` (the server may hold each answer that long); when above 0 it is
     ///     also the client's deadline for a final status, which bounds status requests in flight too.
     ///     `nil` sends nothing and waits without a deadline.
-    ///   - collectedData: only the fields the option (or payment) asks for are sent.
     ///   - onStatus: called with the confirm answer and each status answer.
     /// - Throws: ``PayError/actionsNotFetched(optionId:)``, ``PayError/signedActionsMismatch(optionId:reason:)``
     ///   before any request; API errors; ``PayError/pollingTimedOut(lastStatus:)``.

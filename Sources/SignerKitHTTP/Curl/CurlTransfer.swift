@@ -88,8 +88,12 @@ final class CurlTransfer: @unchecked Sendable {
         if let body = request.body ?? (method == "POST" ? [] : nil) {
             try set(CURLOPT_POST, 1)
             try check(sk_curl_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-            let code = body.withUnsafeBytes { raw in
-                sk_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            // libcurl copies the bytes during the call; an empty body is copied from "" (never a null pointer).
+            let code = body.withUnsafeBytes { raw -> CURLcode in
+                guard let base = raw.baseAddress, !raw.isEmpty else {
+                    return sk_curl_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
+                }
+                return sk_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
             }
             try check(code)
             if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, method) }
