@@ -350,6 +350,11 @@ struct PayClientTests {
         #expect(policy.delay(retry: 0, retryAfter: "1") == .seconds(1))
         #expect(policy.delay(retry: 0, retryAfter: "30") == .seconds(2))
         #expect(policy.delay(retry: 0, retryAfter: "0.25") == .milliseconds(250))
+        // Values past Int64 milliseconds (which trapped: SIGILL) wait the cap.
+        for huge in ["1e16", "9.3e15", "9223372036854775808", "1e308"] {
+            #expect(policy.delay(retry: 0, retryAfter: huge) == .seconds(2), "\(huge)")
+        }
+        #expect(policy.delay(retry: 0, retryAfter: "-1e16") == .zero)
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         #expect(policy.delay(retry: 0, retryAfter: "Tue, 14 Nov 2023 22:13:21 GMT", now: now) == .seconds(1))
         let fallback = policy.delay(retry: 3, retryAfter: "soon")
