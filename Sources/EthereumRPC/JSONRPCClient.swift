@@ -62,6 +62,8 @@ public final class JSONRPCClient: EthereumNode {
         let deadline = clock.now.advanced(by: timeout)
         let idempotent = Self.isIdempotent(method)
         var attempt = 0
+        // What the last attempt ended with, reported when the deadline leaves no time for another.
+        var lastFailure: NodeError = .timeout(method: method)
         while true {
             let id = nextID.add(1, ordering: .relaxed).newValue
             let body = JSONValue.object(
@@ -88,13 +90,16 @@ public final class JSONRPCClient: EthereumNode {
                 if let text = response.header("retry-after"), let asked = RetryAfter.delay(text, cap: .seconds(2)) {
                     wait = asked
                 }
+                lastFailure = .http(status: response.status, method: method)
             case .failure(let error):
                 switch error {
                 case .notSent(let reason):
-                    guard retryAllowed else { throw .transport("\(method) to \(endpoint): \(reason)") }
+                    lastFailure = .transport("\(method) to \(endpoint): \(reason)")
+                    guard retryAllowed else { throw lastFailure }
                 case .outcomeUnknown(let reason):
                     guard idempotent else { throw .outcomeUnknown(method: method, reason: reason) }
-                    guard retryAllowed else { throw .transport("\(method) to \(endpoint): \(reason)") }
+                    lastFailure = .transport("\(method) to \(endpoint): \(reason)")
+                    guard retryAllowed else { throw lastFailure }
                 case .timeout(let sent):
                     if sent && !idempotent {
                         throw .outcomeUnknown(method: method, reason: "no answer within \(timeout)")
@@ -110,7 +115,7 @@ public final class JSONRPCClient: EthereumNode {
             }
             // Wait, but never past the deadline; without time for another attempt the deadline decides.
             let now = clock.now
-            guard now.advanced(by: wait) < deadline else { throw .timeout(method: method) }
+            guard now.advanced(by: wait) < deadline else { throw lastFailure }
             do { try await Task.sleep(until: now.advanced(by: wait), clock: clock) } catch {
                 throw .cancelled(method: method)
             }
