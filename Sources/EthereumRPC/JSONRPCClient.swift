@@ -104,6 +104,8 @@ public final class JSONRPCClient: EthereumNode {
                     if sent && !idempotent {
                         throw .outcomeUnknown(method: method, reason: "no answer within \(timeout)")
                     }
+                    // Never sent on a retry: the earlier attempt's failure (refused, 5xx) says more.
+                    if !sent, attempt > 0, lastFailure != .timeout(method: method) { throw lastFailure }
                     throw .timeout(method: method)
                 case .cancelled:
                     throw .cancelled(method: method)

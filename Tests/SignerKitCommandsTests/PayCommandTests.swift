@@ -85,7 +85,7 @@ struct PayCommandTests {
             FaultRule(.respond, pathSuffix: "/options", status: 503, body: "busy"))
         let (result, elapsed) = try await setup.pay()
         #expect(result.status == 0, "\(result)")
-        #expect(elapsed < .seconds(15), "\(elapsed)")
+        #expect(elapsed < .seconds(30), "\(elapsed)")  // the 2 s cap and a backoff, with room for a loaded machine
         #expect(try await setup.seen("/options").count == 3)
     }
 

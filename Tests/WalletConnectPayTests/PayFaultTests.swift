@@ -136,7 +136,8 @@ struct PayFaultTests {
         #expect(options.options.count == 1)
         let info = try await setup.client.payment(paymentId: setup.id)
         #expect(info.status == .requiresAction)
-        #expect(started.duration(to: clock.now) < .seconds(10))
+        // Capped waits (400 ms here), not 1e16 s; the bound is generous for a loaded machine.
+        #expect(started.duration(to: clock.now) < .seconds(30))
         #expect(try await setup.seen("/options").count == 3)
         #expect(try await setup.proxy.requests().filter { $0.method == "GET" }.count == 4)
     }
