@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "EIP712", targets: ["EIP712"]),
         .library(name: "EthereumTransactions", targets: ["EthereumTransactions"]),
         .library(name: "SignerKit", targets: ["SignerKit"]),
+        .library(name: "SignerKitHTTP", targets: ["SignerKitHTTP"]),
+        .library(name: "EthereumRPC", targets: ["EthereumRPC"]),
         .library(name: "SoftwareSigner", targets: ["SoftwareSigner"]),
         .library(name: "RedirectSigner", targets: ["RedirectSigner"]),
         .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
@@ -38,6 +40,12 @@ let package = Package(
         .systemLibrary(
             name: "CPKCS11",
             providers: [.apt(["libp11-kit-dev"]), .brew(["p11-kit"])]
+        ),
+        // libcurl: the one HTTP client (shim.h holds fixed-argument wrappers over the variadic setopt/getinfo).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
         // Fixed-argument wrappers over the variadic gcry_control.
         .target(name: "CGcryptShim", dependencies: ["CGcrypt"]),
@@ -73,6 +81,16 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "SignerKitHTTP",
+            dependencies: ["CCurl", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "EthereumRPC",
+            dependencies: ["SignerKit", "SignerKitHTTP", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "SoftwareSigner",
             dependencies: ["SignerKit", "Secp256k1", "CGcrypt"],
             swiftSettings: strictSwift
@@ -89,14 +107,14 @@ let package = Package(
         ),
         .target(
             name: "WalletConnectPay",
-            dependencies: ["SignerKit", "EIP712", "Secp256k1", "EthereumPrimitives"],
+            dependencies: ["SignerKit", "SignerKitHTTP", "EIP712", "Secp256k1", "EthereumPrimitives"],
             swiftSettings: strictSwift
         ),
         .target(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
-                "RedirectSigner", "PKCS11Signer", "WalletConnectPay",
+                "RedirectSigner", "PKCS11Signer", "WalletConnectPay", "EthereumRPC",
             ],
             swiftSettings: strictSwift
         ),
@@ -124,15 +142,19 @@ let package = Package(
         .plugin(
             name: "BenchmarkPlugin",
             capability: .command(
-                intent: .custom(verb: "benchmark", description: "Build the benchmarks in release mode, run them, print a table and write JSON."),
-                permissions: [.writeToPackageDirectory(reason: "Writes the benchmark results as JSON under .benchmarks/.")]
+                intent: .custom(
+                    verb: "benchmark",
+                    description: "Build the benchmarks in release mode, run them, print a table and write JSON."),
+                permissions: [
+                    .writeToPackageDirectory(reason: "Writes the benchmark results as JSON under .benchmarks/.")
+                ]
             )
         ),
         // MARK: tests
         // Not a test target: the local EVM node launcher shared by the test targets that talk to a node.
         .target(
             name: "EVMTestSupport",
-            dependencies: ["EthereumPrimitives"],
+            dependencies: ["EthereumPrimitives", "SignerKitHTTP"],
             path: "Tests/EVMTestSupport",
             swiftSettings: strictSwift
         ),
@@ -155,7 +177,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SignerKitTests",
-            dependencies: ["SignerKit", "SoftwareSigner", "Secp256k1", "EIP712", "EthereumTransactions", "EthereumPrimitives", "EVMTestSupport"],
+            dependencies: [
+                "SignerKit", "EthereumRPC", "SoftwareSigner", "Secp256k1", "EIP712", "EthereumTransactions",
+                "EthereumPrimitives", "EVMTestSupport",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -177,15 +202,20 @@ let package = Package(
         .testTarget(
             name: "WalletConnectPayTests",
             dependencies: [
-                "WalletConnectPay", "SignerKit", "SoftwareSigner", "Secp256k1", "EthereumPrimitives",
-                "EthereumTransactions", "EIP712", "EVMTestSupport",
+                "WalletConnectPay", "EthereumRPC", "SignerKitHTTP", "SignerKit", "SoftwareSigner", "Secp256k1",
+                "EthereumPrimitives", "EthereumTransactions", "EIP712", "EVMTestSupport",
             ],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "SignerKitCommandsTests",
-            dependencies: ["SignerKitCommands", "EthereumPrimitives", "EVMTestSupport"],
+            dependencies: ["SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "SignerKitHTTPTests",
+            dependencies: ["SignerKitHTTP", "EVMTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -2,7 +2,7 @@
 # Installs the Debian packages SignerKit needs, skipping those already present.
 # Usage: scripts/install-deps.sh [--with-browser]   (runs apt-get through sudo when not root)
 set -euo pipefail
-packages=(libsecp256k1-dev libgcrypt20-dev libp11-kit-dev softhsm2 opensc python3-venv python3-pip)
+packages=(libsecp256k1-dev libgcrypt20-dev libp11-kit-dev libcurl4-openssl-dev softhsm2 opensc python3-venv python3-pip)
 if [[ "${1:-}" == "--with-browser" ]]; then packages+=(chromium); fi
 missing=()
 for p in "${packages[@]}"; do

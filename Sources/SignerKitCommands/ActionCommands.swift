@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import EthereumRPC
 import Foundation
 import SignerKit
 

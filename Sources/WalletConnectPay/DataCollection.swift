@@ -7,7 +7,7 @@ import Foundation
 /// once the user has submitted it. ``url(for:prefill:theme:themeVariables:)`` builds the address:
 /// the page's own query parameters are kept, and SignerKit adds
 /// - `prefill`: base64url (no padding) of the compact JSON object of the fields the wallet already
-///   knows, limited to the fields the merchant asks for;
+///   knows, limited to the fields the merchant requires (``CollectData/requiredFieldIds``);
 /// - `theme`: `light` or `dark`;
 /// - `themeVariables`: the caller's string, verbatim (percent-encoded only as a query value).
 public enum DataCollection {
@@ -24,17 +24,18 @@ public enum DataCollection {
 
     /// The page URL for `collectData`, or `nil` when it has no `url` or the URL is not absolute.
     ///
-    /// `prefill` members whose key the merchant does not ask for (see ``CollectData/fieldIds``) are
-    /// dropped, so the page never receives data it did not request; with no declared fields every
-    /// member is sent. An empty prefill adds no parameter.
+    /// `prefill` members whose key the merchant does not require (see ``CollectData/requiredFieldIds``)
+    /// are dropped, so the page never receives personal data it did not demand; with no required fields
+    /// nothing is sent. An empty prefill adds no parameter. The caller checks the page's host first
+    /// (``PayClientConfiguration/allowsDataCollectionPage(_:)``; ``PayFlow`` does).
     public static func url(
         for collectData: CollectData, prefill: JSONObject = JSONObject(), theme: Theme? = nil,
         themeVariables: String? = nil
     ) -> URL? {
         guard let base = collectData.url else { return nil }
-        let wanted = collectData.fieldIds
+        let wanted = Set(collectData.requiredFieldIds)
         var known = JSONObject()
-        for member in prefill.members where wanted.isEmpty || wanted.contains(member.key) {
+        for member in prefill.members where wanted.contains(member.key) {
             known[member.key] = member.value
         }
         return url(base: base, prefill: known, theme: theme, themeVariables: themeVariables)

@@ -1,11 +1,8 @@
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitHTTP
 import Synchronization
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// A client of the WalletConnect Pay gateway API.
 ///
@@ -19,8 +16,10 @@ import Synchronization
 ///
 /// The client remembers the options it received and the wallet RPC actions it resolved for each
 /// option; ``confirmPayment(paymentId:optionId:signed:collectedData:maxPollMs:onStatus:)`` accepts
-/// only a ``SignedActions`` that answers exactly those actions, in order. Requests are retried on
-/// 429 (honouring `Retry-After`), 5xx and transport errors per ``PayClientConfiguration/retry``.
+/// only a ``SignedActions`` that answers exactly those actions, in order. Requests go through an
+/// ``HTTPTransport`` (libcurl by default) and are retried on 429 (honouring `Retry-After`, capped), 5xx
+/// and transport errors per ``PayClientConfiguration/retry`` — except that a `confirm` whose outcome is
+/// unknown is never re-sent before the payment's status has been asked (see docs/PAY.md, "Transport rules").
 public final class PayClient: Sendable {
     private struct OptionKey: Hashable {
         let paymentId: String
@@ -30,34 +29,23 @@ public final class PayClient: Sendable {
     private struct State {
         var options: [OptionKey: PaymentOption] = [:]
         var actions: [OptionKey: [WalletRpcAction]] = [:]
+        /// Per payment: its `expiresAt` and payment-level `collectData`, from the last options answer.
+        var expiresAt: [String: Int64] = [:]
+        var collectData: [String: CollectData] = [:]
+        /// Payments this client has an options answer for.
+        var quoted: Set<String> = []
     }
 
     /// The configuration in use.
     public let configuration: PayClientConfiguration
 
     private let transport: PayTransport
-    private let ownsSession: Bool
     private let state = Mutex(State())
 
-    /// A client; by default it makes its own ephemeral `URLSession`.
-    public init(configuration: PayClientConfiguration, session: URLSession? = nil) {
+    /// A client sending through `transport` (libcurl by default).
+    public init(configuration: PayClientConfiguration, transport: any HTTPTransport = CurlHTTPTransport.shared) {
         self.configuration = configuration
-        if let session {
-            transport = PayTransport(configuration: configuration, session: session)
-            ownsSession = false
-        } else {
-            let sessionConfiguration = URLSessionConfiguration.ephemeral
-            sessionConfiguration.timeoutIntervalForRequest = PayTransport.idleTimeout(configuration.connectTimeout)
-            sessionConfiguration.timeoutIntervalForResource = 24 * 3600
-            sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-            transport = PayTransport(
-                configuration: configuration, session: URLSession(configuration: sessionConfiguration))
-            ownsSession = true
-        }
-    }
-
-    deinit {
-        if ownsSession { transport.session.finishTasksAndInvalidate() }
+        self.transport = PayTransport(configuration: configuration, transport: transport)
     }
 
     // MARK: - Payment and options
@@ -90,6 +78,9 @@ public final class PayClient: Sendable {
                 state.options[key] = nil
                 state.actions[key] = nil
             }
+            state.quoted.insert(paymentId)
+            state.expiresAt[paymentId] = answer.info?.expiresAt
+            state.collectData[paymentId] = answer.collectData
             for option in answer.options {
                 let key = OptionKey(paymentId: paymentId, optionId: option.id)
                 state.options[key] = option
@@ -110,7 +101,14 @@ public final class PayClient: Sendable {
     ///
     /// - Throws: ``PayError/invalidResponse(_:)`` when the answer holds another `build` action.
     public func fetch(paymentId: String, optionId: String, data: String) async throws(PayError) -> [WalletRpcAction] {
-        let body = JSONValue.object(JSONObject(["optionId": .string(optionId), "data": .string(data)]))
+        try await fetch(paymentId: paymentId, optionId: optionId, data: Optional(data))
+    }
+
+    /// `POST …/fetch` with `{"optionId"}` and, when given, `"data"`.
+    private func fetch(paymentId: String, optionId: String, data: String?) async throws(PayError) -> [WalletRpcAction] {
+        var request = JSONObject(["optionId": .string(optionId)])
+        if let data { request["data"] = .string(data) }
+        let body = JSONValue.object(request)
         let json = try await transport.send(
             "POST", endpoint: .fetch, paymentId: paymentId, suffix: "/fetch", body: body)
         let object = try PayJSON.object(json, "fetch response")
@@ -125,23 +123,48 @@ public final class PayClient: Sendable {
     }
 
     /// The wallet RPC actions of an option, in order: its `walletRpc` actions as given and its `build`
-    /// actions resolved with ``fetch(paymentId:optionId:data:)``. The result is remembered for
+    /// actions resolved with ``fetch(paymentId:optionId:data:)`` — once: the fetch is committal, so an option
+    /// whose actions are remembered is not fetched again. On a client that has not seen the option (a fresh
+    /// client), `POST …/fetch` with the option id alone returns them. The result is remembered for
     /// ``confirmPayment(paymentId:optionId:signed:collectedData:maxPollMs:onStatus:)``.
     ///
-    /// - Throws: ``PayError/unknownOption(_:)`` when the option was not among the options last received.
+    /// - Throws: ``PayError/unknownOption(_:)`` when this client has options for the payment and not this one.
     public func requiredActions(paymentId: String, optionId: String) async throws(PayError) -> [WalletRpcAction] {
         let key = OptionKey(paymentId: paymentId, optionId: optionId)
-        guard let option = state.withLock({ $0.options[key] }) else { throw .unknownOption(optionId) }
+        let (cached, remembered, quoted) = state.withLock {
+            ($0.options[key], $0.actions[key], $0.quoted.contains(paymentId))
+        }
+        if let remembered { return remembered }
+        if cached == nil && quoted { throw .unknownOption(optionId) }
         var actions: [WalletRpcAction] = []
-        for action in option.actions {
-            switch action {
-            case .walletRpc(let rpc): actions.append(rpc)
-            case .build(let data): actions += try await fetch(paymentId: paymentId, optionId: optionId, data: data)
+        if let option = cached {
+            for action in option.actions {
+                switch action {
+                case .walletRpc(let rpc): actions.append(rpc)
+                case .build(let data):
+                    actions += try await fetch(paymentId: paymentId, optionId: optionId, data: Optional(data))
+                }
             }
+        } else {
+            actions = try await fetch(paymentId: paymentId, optionId: optionId, data: nil)
         }
         guard !actions.isEmpty else { throw .invalidResponse("option \(optionId) has no actions") }
         state.withLock { $0.actions[key] = actions }
         return actions
+    }
+
+    /// The local expiry guard: ``PayError/expiresTooSoon(optionId:expiresAt:)`` when the payment (as of the
+    /// last options answer) or the option expires within ``PayClientConfiguration/expiryMargin`` of `now`.
+    public func checkExpiry(paymentId: String, optionId: String, now: Date = Date()) throws(PayError) {
+        let key = OptionKey(paymentId: paymentId, optionId: optionId)
+        let (payment, option) = state.withLock { ($0.expiresAt[paymentId], $0.options[key]?.expiresAt) }
+        let margin =
+            Double(configuration.expiryMargin.components.seconds)
+            + Double(configuration.expiryMargin.components.attoseconds) / 1e18
+        for expiresAt in [payment, option].compactMap({ $0 })
+        where Double(expiresAt) < now.timeIntervalSince1970 + margin {
+            throw .expiresTooSoon(optionId: optionId, expiresAt: expiresAt)
+        }
     }
 
     /// The actions remembered for an option (from the options answer or ``requiredActions(paymentId:optionId:)``).
@@ -156,9 +179,11 @@ public final class PayClient: Sendable {
     ///
     /// - Parameters:
     ///   - signed: the dispatcher's bundle; it must answer exactly the option's remembered actions, in order.
-    ///   - collectedData: the field-list answers, for options that collect data without a page.
+    ///   - collectedData: the field-list answers, for options that collect data without a page; only the
+    ///     fields the option (or payment) asks for are sent.
     ///   - maxPollMs: sent as `maxPollMs` (the server may hold each answer that long); when above 0 it is
-    ///     also the client's deadline for a final status. `nil` sends nothing and waits without a deadline.
+    ///     also the client's deadline for a final status, which bounds status requests in flight too.
+    ///     `nil` sends nothing and waits without a deadline.
     ///   - onStatus: called with the confirm answer and each status answer.
     /// - Throws: ``PayError/actionsNotFetched(optionId:)``, ``PayError/signedActionsMismatch(optionId:reason:)``
     ///   before any request; API errors; ``PayError/pollingTimedOut(lastStatus:)``.
@@ -194,23 +219,58 @@ public final class PayClient: Sendable {
                     .object(JSONObject(["type": .string("walletRpc"), "data": .array([.string($0)])]))
                 }),
         ])
-        if let collectedData { body["collectedData"] = collectedData.json }
+        if let collectedData = requested(collectedData, key: key) { body["collectedData"] = collectedData.json }
         let poll = max(0, maxPollMs ?? 0)
-        let json = try await transport.send(
-            "POST", endpoint: .confirm, paymentId: paymentId, suffix: "/confirm",
-            query: maxPollMs.map { [("maxPollMs", String(max(0, $0)))] } ?? [], body: .object(body),
-            longPoll: .milliseconds(poll))
-        return try PaymentStatusResponse(json: json)
+        var attempt = 0
+        while true {
+            do {
+                let json = try await transport.send(
+                    "POST", endpoint: .confirm, paymentId: paymentId, suffix: "/confirm",
+                    query: maxPollMs.map { [("maxPollMs", String(max(0, $0)))] } ?? [], body: .object(body),
+                    longPoll: .milliseconds(poll))
+                return try PaymentStatusResponse(json: json)
+            } catch .outcomeUnknown(.confirm, let reason) {
+                // The confirm may have been processed: ask before anything else, never re-send blindly.
+                let status: PaymentStatusResponse
+                do { status = try await paymentStatus(paymentId: paymentId) } catch {
+                    throw .outcomeUnknown(endpoint: .confirm, reason: "\(reason); asking the status failed: \(error)")
+                }
+                if status.status != .requiresAction { return status }
+                // Not processed: the same results again are the same authorization (the service dedups it).
+                guard attempt < configuration.retry.maxRetries else {
+                    throw .outcomeUnknown(endpoint: .confirm, reason: "\(reason); the payment still requires action")
+                }
+                do { try await Task.sleep(for: configuration.retry.backoff(retry: attempt)) } catch { throw .cancelled }
+                attempt += 1
+            }
+        }
+    }
+
+    /// Only the answers the option (or the payment) asks for: its field ids and schema properties.
+    private func requested(_ data: CollectedData?, key: OptionKey) -> CollectedData? {
+        guard let data else { return nil }
+        let collect = state.withLock { $0.options[key]?.collectData ?? $0.collectData[key.paymentId] }
+        guard let collect else { return data }
+        let wanted = Set(collect.fieldIds)
+        return CollectedData(fields: data.fields.filter { wanted.contains($0.id) })
     }
 
     /// `GET /v1/gateway/payment/{id}/status?maxPollMs=N`.
     public func paymentStatus(paymentId: String, maxPollMs: Int64? = nil) async throws(PayError)
         -> PaymentStatusResponse
     {
+        try await paymentStatus(paymentId: paymentId, maxPollMs: maxPollMs, until: nil)
+    }
+
+    /// `GET …/status`, every attempt and wait bounded by `deadline`.
+    private func paymentStatus(paymentId: String, maxPollMs: Int64?, until deadline: ContinuousClock.Instant?)
+        async throws(PayError) -> PaymentStatusResponse
+    {
         let poll = max(0, maxPollMs ?? 0)
         let json = try await transport.send(
             "GET", endpoint: .status, paymentId: paymentId, suffix: "/status",
-            query: maxPollMs.map { [("maxPollMs", String(max(0, $0)))] } ?? [], longPoll: .milliseconds(poll))
+            query: maxPollMs.map { [("maxPollMs", String(max(0, $0)))] } ?? [], longPoll: .milliseconds(poll),
+            until: deadline)
         return try PaymentStatusResponse(json: json)
     }
 
@@ -237,7 +297,13 @@ public final class PayClient: Sendable {
                 let (seconds, attoseconds) = left.components
                 poll = min(requested, max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
             }
-            current = try await paymentStatus(paymentId: paymentId, maxPollMs: poll)
+            do {
+                current = try await paymentStatus(paymentId: paymentId, maxPollMs: poll, until: deadline)
+            } catch .timeout(let text) {
+                // The deadline bounds the request in flight too: past it, the last status stands.
+                if let deadline, clock.now >= deadline { throw .pollingTimedOut(lastStatus: current.status) }
+                throw .timeout(text)
+            }
             onStatus?(current)
         }
         return current

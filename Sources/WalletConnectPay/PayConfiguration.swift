@@ -1,4 +1,5 @@
 import Foundation
+import SignerKitHTTP
 
 /// How the client identifies itself to the Pay API: an `Api-Key`, or a public `App-Id` with a `Client-Id`.
 public enum PayAuthentication: Sendable, Equatable, CustomStringConvertible {
@@ -72,24 +73,13 @@ public struct PayRetryPolicy: Sendable, Equatable {
         return delay * (1 - jitter * Double.random(in: 0..<1))
     }
 
-    /// The wait for a 429: its `Retry-After` (seconds or an HTTP date) capped at ``retryAfterCap``, else the backoff.
+    /// The wait before retry number `retry` after an answer carrying `Retry-After` (seconds or an HTTP
+    /// date): that value capped at ``retryAfterCap`` (any magnitude, checked before conversion), else the backoff.
     public func delay(retry: Int, retryAfter: String?, now: Date = Date()) -> Duration {
-        guard let retryAfter, let seconds = Self.seconds(retryAfter: retryAfter, now: now) else {
+        guard let retryAfter, let asked = RetryAfter.delay(retryAfter, now: now, cap: retryAfterCap) else {
             return backoff(retry: retry)
         }
-        return min(.milliseconds(Int64((max(0, seconds) * 1000).rounded())), retryAfterCap)
-    }
-
-    /// Seconds to wait from a `Retry-After` value: a number of seconds or an HTTP date.
-    static func seconds(retryAfter: String, now: Date) -> Double? {
-        let text = retryAfter.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(text), seconds.isFinite { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
-        return date.timeIntervalSince(now)
+        return asked
     }
 }
 
@@ -137,6 +127,17 @@ public struct PayClientConfiguration: Sendable {
     public var connectTimeout: Duration
     /// Longest time one request may take in all (30 s); a long poll adds its `maxPollMs`.
     public var requestTimeout: Duration
+    /// The largest response body accepted (8 MiB).
+    public var maxResponseBytes: Int
+    /// Hosts whose pages may collect personal data (`collectData.url`, https only): each host and its
+    /// subdomains. WalletConnect's by default (``defaultDataCollectionHosts``). A loopback page is allowed
+    /// only when ``baseURL`` itself is loopback (a local service).
+    public var dataCollectionHosts: [String]
+    /// The local expiry guard: nothing is signed for a payment or option that expires within this (10 s).
+    public var expiryMargin: Duration
+
+    /// WalletConnect's hosts: `walletconnect.com`, `walletconnect.org`, `reown.com` and their subdomains.
+    public static let defaultDataCollectionHosts = ["walletconnect.com", "walletconnect.org", "reown.com"]
 
     /// A configuration; everything but the credentials has the production default.
     public init(
@@ -144,7 +145,10 @@ public struct PayClientConfiguration: Sendable {
         sdkName: String = PayClientConfiguration.defaultSdkName,
         sdkVersion: String = PayClientConfiguration.defaultSdkVersion,
         sdkPlatform: String = PayClientConfiguration.defaultSdkPlatform, retry: PayRetryPolicy = .standard,
-        connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30)
+        connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
+        maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes,
+        dataCollectionHosts: [String] = PayClientConfiguration.defaultDataCollectionHosts,
+        expiryMargin: Duration = .seconds(10)
     ) {
         self.baseURL = baseURL
         self.authentication = authentication
@@ -154,5 +158,28 @@ public struct PayClientConfiguration: Sendable {
         self.retry = retry
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
+        self.maxResponseBytes = max(1, maxResponseBytes)
+        self.dataCollectionHosts = dataCollectionHosts.map { $0.lowercased() }
+        self.expiryMargin = max(.zero, expiryMargin)
+    }
+
+    /// Whether a data-collection page at `url` may be shown: https on a trusted host, or any loopback
+    /// page when the API itself is loopback.
+    public func allowsDataCollectionPage(_ url: URL) -> Bool {
+        guard let host = url.host?.lowercased(), let scheme = url.scheme?.lowercased(), url.user == nil else {
+            return false
+        }
+        if Self.isLoopback(host), let apiHost = baseURL.host?.lowercased(), Self.isLoopback(apiHost) {
+            return scheme == "http" || scheme == "https"
+        }
+        guard scheme == "https" else { return false }
+        return dataCollectionHosts.contains { host == $0 || host.hasSuffix("." + $0) }
+    }
+
+    /// `127.0.0.1` (any 127/8 address), `::1` and `localhost`.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]"
+            || host.hasPrefix("127.")
+                && host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil }
     }
 }

@@ -1,3 +1,4 @@
+import EthereumPrimitives
 import SignerKit
 
 /// The Pay API endpoint a request went to; error mapping depends on it.
@@ -83,6 +84,13 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidResponse(String)
     /// The calling task was cancelled.
     case cancelled
+    /// A request that may have been acted on got no usable answer (the connection was lost after it was
+    /// sent, its body was cut short, or a 5xx hid the outcome), and asking again could not settle it. For
+    /// `confirm` the client has already asked the payment's status; it never re-sends blindly.
+    case outcomeUnknown(endpoint: PayEndpoint, reason: String)
+    /// The service answered with a redirect, which is never followed (credentials stay with the
+    /// configured origin); the `Location` host, abbreviated.
+    case redirectRefused(endpoint: PayEndpoint, status: Int, host: String?)
 
     // MARK: Client-side checks
 
@@ -106,6 +114,12 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
     case signing(DispatchError)
     /// The payment did not reach a final status before the client deadline (`maxPollMs`); the last status seen.
     case pollingTimedOut(lastStatus: PaymentStatus)
+    /// The payment or the option expires at `expiresAt` (Unix seconds), within the expiry margin
+    /// (``PayClientConfiguration/expiryMargin``): nothing was signed.
+    case expiresTooSoon(optionId: String, expiresAt: Int64)
+    /// The option's data-collection page is not https on a trusted host
+    /// (``PayClientConfiguration/dataCollectionHosts``); the host, abbreviated. Nothing was sent to it.
+    case untrustedDataCollectionPage(optionId: String, host: String)
 
     /// The server's error body, for errors that came from the service.
     public var apiError: PayAPIError? {
@@ -163,6 +177,10 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timeout(let text): "timed out: \(text)"
         case .invalidResponse(let text): "invalid response: \(text)"
         case .cancelled: "cancelled"
+        case .outcomeUnknown(let endpoint, let reason): "\(endpoint): outcome unknown (the request was sent): \(reason)"
+        case .redirectRefused(let endpoint, let status, let host):
+            "\(endpoint): redirect refused (HTTP \(status) to "
+                + (host.map { "host \(EchoedText.abbreviated($0).debugDescription)" } ?? "no Location") + ")"
         case .invalidPaymentLink(let error): "\(error)"
         case .invalidAccounts(let text): "accounts: \(text)"
         case .unknownOption(let id): "unknown option \(id)"
@@ -176,6 +194,11 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
                 ? "the payment offers no options" : "no option can be completed: " + reasons.joined(separator: "; ")
         case .signing(let error): "signing failed: \(error)"
         case .pollingTimedOut(let status): "no final status before the deadline (last status \(status))"
+        case .expiresTooSoon(let id, let expiresAt):
+            "option \(id): the payment or its quote expires at \(expiresAt) (Unix time), too soon to sign"
+        case .untrustedDataCollectionPage(let id, let host):
+            "option \(id): the data-collection page's host \(EchoedText.abbreviated(host).debugDescription) is not trusted "
+                + "(https on a WalletConnect host is required)"
         }
     }
 }

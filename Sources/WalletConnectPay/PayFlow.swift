@@ -11,10 +11,15 @@ import SignerKit
 /// final.status == .succeeded
 /// ```
 ///
-/// Without an option id the flow takes the first option it can complete: every action's method is
-/// one SignerKit signs, the dispatcher has a backend for the account, chain and method,
-/// `eth_sendTransaction` only on ``broadcastChains``, and data collection only when
-/// ``collectedData`` or ``dataCollectionHandler`` is set. Skipped options are reported with the reason.
+/// Without an option id the flow decides from the options answer alone, without fetching: the first
+/// option whose listed actions it can complete (every method is one SignerKit signs, the dispatcher has
+/// a backend for the account, chain and method, `eth_sendTransaction` only on ``broadcastChains``, data
+/// collection only when ``collectedData`` or ``dataCollectionHandler`` is set); only when there is none,
+/// the first option with `build` actions whose account has a signer. The committal `POST …/fetch` then
+/// happens once, for that option, and its actions must be completable too (no fallback afterwards).
+/// Skipped options are reported with the reason. Before signing, the local expiry guard refuses a
+/// payment or option that expires within ``PayClientConfiguration/expiryMargin``; a `quote_expired`
+/// answer to `confirm` gets one automatic re-quote (fresh options for that option, new signatures).
 public struct PayFlow: Sendable {
     /// One observable step.
     public enum Step: Sendable {
@@ -94,76 +99,139 @@ public struct PayFlow: Sendable {
             throw .invalidPaymentLink(error)
         }
         guard !accounts.isEmpty else { throw .invalidAccounts("the list is empty") }
+        do { try PaymentLink.validatePaymentId(paymentId) } catch { throw .invalidPaymentLink(error) }
         onStep(.paymentId(paymentId))
         let answer = try await client.paymentOptions(paymentId: paymentId, accounts: accounts)
         onStep(.options(answer))
+        let option = try select(from: answer, optionId: optionId)
+        onStep(.optionSelected(option))
+        let confirmData = try await collectData(for: option)
+        return try await complete(
+            option, paymentId: paymentId, accounts: accounts, confirmData: confirmData, requoted: false)
+    }
 
-        let candidates: [PaymentOption]
+    /// The option to pay with, decided from the options answer alone (no fetch); see the type's documentation.
+    private func select(from answer: PaymentOptionsResponse, optionId: String?) throws(PayError) -> PaymentOption {
+        let options = answer.options.map { option -> PaymentOption in
+            var option = option
+            if option.collectData == nil { option.collectData = answer.collectData }
+            return option
+        }
         if let optionId {
-            guard let option = answer.option(optionId) else { throw .unknownOption(optionId) }
-            candidates = [option]
-        } else {
-            candidates = answer.options
+            guard let option = options.first(where: { $0.id == optionId }) else { throw .unknownOption(optionId) }
+            if let problem = problem(with: option) { throw .optionNotCompletable(optionId: option.id, reason: problem) }
+            return option
         }
         var reasons: [String] = []
-        for option in candidates {
-            do {
-                return try await complete(option, paymentId: paymentId, paymentCollectData: answer.collectData)
-            } catch .optionNotCompletable(let id, let reason) where optionId == nil {
-                onStep(.optionSkipped(option, reason: reason))
-                reasons.append("\(id): \(reason)")
+        var deferred: [PaymentOption] = []
+        var chosen: PaymentOption?
+        for option in options {
+            if option.needsFetch {
+                deferred.append(option)
+                continue
             }
+            if let problem = problem(with: option) {
+                onStep(.optionSkipped(option, reason: problem))
+                reasons.append("\(option.id): \(problem)")
+                continue
+            }
+            chosen = option
+            break
         }
-        if candidates.isEmpty, let status = answer.info?.status, status != .requiresAction {
+        for option in deferred {
+            if chosen != nil {
+                onStep(
+                    .optionSkipped(
+                        option,
+                        reason:
+                            "its actions are known only after a committal fetch; an option with listed actions is taken"
+                    ))
+                continue
+            }
+            if let problem = problem(with: option) {
+                onStep(.optionSkipped(option, reason: problem))
+                reasons.append("\(option.id): \(problem)")
+                continue
+            }
+            chosen = option
+        }
+        if let chosen { return chosen }
+        if options.isEmpty, let status = answer.info?.status, status != .requiresAction {
             reasons.append("the payment is \(status)")
         }
         throw .noCompletableOption(reasons)
     }
 
-    /// Checks, collects data for, resolves, signs and confirms one option. The option's `collectData`
-    /// wins over the payment-level one.
-    private func complete(_ option: PaymentOption, paymentId: String, paymentCollectData: CollectData?)
-        async throws(PayError)
-        -> PaymentStatusResponse
-    {
-        var option = option
-        if option.collectData == nil { option.collectData = paymentCollectData }
-        let given = option.actions.compactMap(\.walletRpcAction)
-        if let problem = problem(with: given) { throw .optionNotCompletable(optionId: option.id, reason: problem) }
-        var confirmData: CollectedData?
-        if option.needsDataCollection {
-            guard collectedData != nil || dataCollectionHandler != nil else {
-                throw .optionNotCompletable(
-                    optionId: option.id, reason: "needs data collection (no collected data supplied)")
+    /// Why this wallet cannot complete `option` as listed (before any fetch), or `nil`.
+    private func problem(with option: PaymentOption) -> String? {
+        if option.needsFetch {
+            guard let account = option.accountID, account.chainID.isEIP155, let address = account.ethereumAddress
+            else { return "the option's account \(EchoedText.abbreviated(option.account)) is not an eip155 account" }
+            let signs = RpcMethod.allCases.contains {
+                dispatcher.backend(for: address, chain: account.chainID, method: $0) != nil
             }
+            if !signs { return "no signer for \(address.checksummed) on \(account.chainID)" }
         }
-        onStep(.optionSelected(option))
-        if option.needsDataCollection, let collect = option.collectData {
-            let url = DataCollection.url(for: collect, prefill: prefill(), theme: theme, themeVariables: themeVariables)
-            onStep(.dataCollection(option, url: url))
-            if let dataCollectionHandler {
-                switch await dataCollectionHandler(option, url) {
-                case .submittedOnPage: confirmData = nil
-                case .collected(let data): confirmData = data
-                case .declined: throw .dataCollectionRequired(optionId: option.id, url: url?.absoluteString)
-                }
-            } else {
-                confirmData = collectedData
+        if let problem = problem(with: option.actions.compactMap(\.walletRpcAction)) { return problem }
+        if option.needsDataCollection, collectedData == nil, dataCollectionHandler == nil {
+            return "needs data collection (no collected data supplied)"
+        }
+        return nil
+    }
+
+    /// Shows the data-collection page (a trusted https page only) and returns the answers to send with
+    /// `confirm`; `nil` when the option collects nothing or the page took the answers.
+    private func collectData(for option: PaymentOption) async throws(PayError) -> CollectedData? {
+        guard option.needsDataCollection, let collect = option.collectData else { return nil }
+        var url: URL?
+        if let page = collect.url {
+            guard let parsed = URL(string: page), parsed.host != nil,
+                client.configuration.allowsDataCollectionPage(parsed)
+            else {
+                let host = URL(string: page)?.host ?? page
+                throw .untrustedDataCollectionPage(optionId: option.id, host: EchoedText.abbreviated(host))
             }
+            url = DataCollection.url(for: collect, prefill: prefill(), theme: theme, themeVariables: themeVariables)
         }
-        // The page comes first; then `build` actions are fetched (and checked like the others).
+        onStep(.dataCollection(option, url: url))
+        guard let dataCollectionHandler else { return collectedData }
+        switch await dataCollectionHandler(option, url) {
+        case .submittedOnPage: return nil
+        case .collected(let data): return data
+        case .declined: throw .dataCollectionRequired(optionId: option.id, url: url?.absoluteString)
+        }
+    }
+
+    /// Resolves (one fetch for `build` actions), guards expiry, signs and confirms one option; on
+    /// `quote_expired`, re-quotes it once.
+    private func complete(
+        _ option: PaymentOption, paymentId: String, accounts: [AccountID], confirmData: CollectedData?, requoted: Bool
+    ) async throws(PayError) -> PaymentStatusResponse {
         let resolved = try await client.requiredActions(paymentId: paymentId, optionId: option.id)
         if option.needsFetch, let problem = problem(with: resolved) {
             throw .optionNotCompletable(optionId: option.id, reason: problem)
         }
         onStep(.actions(option, resolved))
+        try client.checkExpiry(paymentId: paymentId, optionId: option.id)
         let signed: SignedActions
         do { signed = try await dispatcher.sign(actions: resolved) } catch { throw .signing(error) }
         onStep(.signed(signed))
         let onStep = self.onStep
-        let final = try await client.confirmPayment(
-            paymentId: paymentId, optionId: option.id, signed: signed, collectedData: confirmData, maxPollMs: maxPollMs,
-            onStatus: { onStep(.status($0)) })
+        let final: PaymentStatusResponse
+        do {
+            final = try await client.confirmPayment(
+                paymentId: paymentId, optionId: option.id, signed: signed, collectedData: confirmData,
+                maxPollMs: maxPollMs, onStatus: { onStep(.status($0)) })
+        } catch .quoteExpired(let body) where !requoted {
+            // One automatic re-quote: fresh options for this option, then new signatures for its new actions.
+            let answer = try await client.paymentOptions(paymentId: paymentId, accounts: accounts, refresh: [option.id])
+            onStep(.options(answer))
+            guard var fresh = answer.option(option.id) else { throw .quoteExpired(body) }
+            if fresh.collectData == nil { fresh.collectData = answer.collectData }
+            if let problem = problem(with: fresh) { throw .optionNotCompletable(optionId: fresh.id, reason: problem) }
+            return try await complete(
+                fresh, paymentId: paymentId, accounts: accounts, confirmData: confirmData, requoted: true)
+        }
         onStep(.finished(final))
         return final
     }

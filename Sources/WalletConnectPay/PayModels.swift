@@ -360,6 +360,16 @@ public struct CollectData: Sendable, Equatable {
         return ids
     }
 
+    /// The ids of the fields the merchant requires: required fields of the list plus the schema's
+    /// top-level `required` names (the only ones a prefill carries).
+    public var requiredFieldIds: [String] {
+        var ids = fields.filter(\.required).map(\.id)
+        for name in schema?["required"]?.arrayValue ?? [] {
+            if let key = name.stringValue, !ids.contains(key) { ids.append(key) }
+        }
+        return ids
+    }
+
     /// The wire object.
     public var json: JSONValue {
         .object(

@@ -1,83 +1,96 @@
 import EthereumPrimitives
 import Foundation
-import Synchronization
+import SignerKitHTTP
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// One HTTP exchange with the Pay API, repeated per the retry policy. Internal to ``PayClient``.
+/// One call to the Pay API over the configured ``HTTPTransport``, repeated per the retry policy where
+/// repeating is safe. Internal to ``PayClient``.
+///
+/// - Credentials go only to ``PayClientConfiguration/baseURL``'s origin (the URL is always built from it,
+///   and redirects are refused: ``PayError/redirectRefused(endpoint:status:host:)``).
+/// - A request that never left, and a 429, are repeated for every endpoint.
+/// - A 5xx or a lost answer (reset, closed, truncated, no answer in time after sending) is repeated for
+///   every endpoint but `confirm`; for `confirm` it is ``PayError/outcomeUnknown(endpoint:reason:)`` at
+///   once, and ``PayClient`` asks the payment's status before anything else.
+/// - `until` (a caller's deadline) bounds every attempt in flight and every wait between attempts.
 struct PayTransport: Sendable {
-    /// What one attempt produced.
-    enum Attempt: Sendable {
-        /// An HTTP answer.
-        case response(status: Int, headers: [String: String], body: [UInt8])
-        /// No answer: connection refused, reset, DNS, TLS…
-        case transport(String)
-        /// No (complete) answer in time.
-        case timeout(String)
-        /// The calling task was cancelled.
-        case cancelled
-    }
-
     let configuration: PayClientConfiguration
-    let session: URLSession
+    let transport: any HTTPTransport
 
-    /// Sends the request and returns the parsed 2xx JSON body, retrying 429, 5xx and transport errors.
+    /// Sends the request and returns the parsed 2xx JSON body.
     func send(
         _ method: String, endpoint: PayEndpoint, paymentId: String, suffix: String, query: [(String, String)] = [],
-        body: JSONValue? = nil, longPoll: Duration = .zero
+        body: JSONValue? = nil, longPoll: Duration = .zero, until callerDeadline: ContinuousClock.Instant? = nil
     ) async throws(PayError) -> JSONValue {
         let url = try makeURL(paymentId: paymentId, suffix: suffix, query: query)
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue(PayClientConfiguration.apiVersion, forHTTPHeaderField: "WCP-Version")
-        request.setValue(configuration.sdkName, forHTTPHeaderField: "Sdk-Name")
-        request.setValue(configuration.sdkVersion, forHTTPHeaderField: "Sdk-Version")
-        request.setValue(configuration.sdkPlatform, forHTTPHeaderField: "Sdk-Platform")
-        for (name, value) in configuration.authentication.headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(body.serialized.utf8)
-        }
-        request.timeoutInterval = Self.idleTimeout(configuration.connectTimeout + longPoll)
-        let deadline = configuration.requestTimeout + longPoll
+        var headers = [
+            HTTPHeader("Accept", "application/json"), HTTPHeader("WCP-Version", PayClientConfiguration.apiVersion),
+            HTTPHeader("Sdk-Name", configuration.sdkName), HTTPHeader("Sdk-Version", configuration.sdkVersion),
+            HTTPHeader("Sdk-Platform", configuration.sdkPlatform),
+        ]
+        for (name, value) in configuration.authentication.headers { headers.append(HTTPHeader(name, value)) }
+        if body != nil { headers.append(HTTPHeader("Content-Type", "application/json")) }
+        let bytes = body.map { Array($0.serialized.utf8) }
         let label = "\(method) \(endpoint)"
+        let clock = ContinuousClock()
 
         var retry = 0
         while true {
-            let attempt = await perform(request, deadline: deadline, label: label)
-            var wait: Duration?
-            switch attempt {
-            case .cancelled:
-                throw .cancelled
-            case .response(let status, let headers, let bytes):
-                if (200..<300).contains(status) {
-                    do { return try JSONValue(parsing: bytes) } catch {
+            var deadline = clock.now.advanced(by: configuration.requestTimeout + longPoll)
+            if let callerDeadline { deadline = min(deadline, callerDeadline) }
+            let request = HTTPRequest(
+                method: method, url: url, headers: headers, body: bytes, deadline: deadline,
+                connectTimeout: configuration.connectTimeout, maxResponseBytes: configuration.maxResponseBytes)
+            let last = retry >= configuration.retry.maxRetries
+            var wait = configuration.retry.backoff(retry: retry)
+            let outcome: Result<HTTPResponse, HTTPError>
+            do { outcome = .success(try await transport.send(request)) } catch { outcome = .failure(error) }
+            switch outcome {
+            case .success(let response):
+                if response.isSuccess {
+                    do { return try JSONValue(parsing: response.body) } catch {
                         throw .invalidResponse("\(endpoint): the body is not JSON (\(error))")
                     }
                 }
-                let retryable = status == 429 || (500..<600).contains(status)
-                if status == 429 { wait = configuration.retry.delay(retry: retry, retryAfter: headers["retry-after"]) }
-                if !retryable || retry >= configuration.retry.maxRetries {
-                    throw PayError.classify(Self.apiError(status: status, body: bytes, endpoint: endpoint))
+                let apiError = Self.apiError(status: response.status, body: response.body, endpoint: endpoint)
+                let serverError = (500..<600).contains(response.status)
+                if serverError && endpoint == .confirm {
+                    throw .outcomeUnknown(endpoint: endpoint, reason: "HTTP \(response.status) (\(apiError))")
                 }
-            case .transport(let text):
-                if retry >= configuration.retry.maxRetries { throw .transport("\(label): \(text)") }
-            case .timeout(let text):
-                if retry >= configuration.retry.maxRetries { throw .timeout("\(label): \(text)") }
+                guard response.status == 429 || serverError, !last else { throw PayError.classify(apiError) }
+                if let text = response.header("retry-after") {
+                    wait = configuration.retry.delay(retry: retry, retryAfter: text)
+                }
+            case .failure(let error):
+                switch error {
+                case .notSent(let reason):
+                    if last { throw .transport("\(label): \(reason)") }
+                case .outcomeUnknown(let reason):
+                    if endpoint == .confirm { throw .outcomeUnknown(endpoint: endpoint, reason: reason) }
+                    if last { throw .transport("\(label): \(reason)") }
+                case .timeout(let sent):
+                    if sent && endpoint == .confirm {
+                        throw .outcomeUnknown(endpoint: endpoint, reason: "no answer before the deadline")
+                    }
+                    if let callerDeadline, clock.now >= callerDeadline { throw .timeout("\(label): \(error)") }
+                    if last { throw .timeout("\(label): \(error)") }
+                case .cancelled:
+                    throw .cancelled
+                case .redirectRefused(let status, let host):
+                    throw .redirectRefused(endpoint: endpoint, status: status, host: host)
+                case .bodyTooLarge:
+                    throw .invalidResponse("\(endpoint): \(error)")
+                }
             }
-            do { try await Task.sleep(for: wait ?? configuration.retry.backoff(retry: retry)) } catch {
-                throw .cancelled
-            }
+            let wake = clock.now.advanced(by: wait)
+            if let callerDeadline, wake >= callerDeadline { throw .timeout("\(label): no time left for a retry") }
+            do { try await Task.sleep(until: wake, clock: clock) } catch { throw .cancelled }
             retry += 1
         }
     }
 
-    /// `<base>/v1/gateway/payment/<id><suffix>?<query>`; the id is one path segment.
+    /// `<base>/v1/gateway/payment/<id><suffix>?<query>`; the id is validated and sent as one path segment.
     func makeURL(paymentId: String, suffix: String, query: [(String, String)]) throws(PayError) -> URL {
-        guard !paymentId.isEmpty else { throw .invalidPaymentLink(.empty) }
+        do { try PaymentLink.validatePaymentId(paymentId) } catch { throw .invalidPaymentLink(error) }
         var base = configuration.baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         var text = base + "/v1/gateway/payment/" + PaymentLink.pathSegment(paymentId) + suffix
@@ -87,130 +100,22 @@ struct PayTransport: Sendable {
                 + query.map { PaymentLink.percentEncode($0.0) + "=" + PaymentLink.percentEncode($0.1) }.joined(
                     separator: "&")
         }
-        guard let url = URL(string: text) else { throw .transport("cannot form a URL from \(text.debugDescription)") }
+        guard let url = URL(string: text) else {
+            throw .transport("cannot form a URL from \(EchoedText.abbreviated(text).debugDescription)")
+        }
         return url
     }
 
     /// Reads `{"code","message"}`; a body that is not that becomes the message (shortened).
     static func apiError(status: Int, body: [UInt8], endpoint: PayEndpoint) -> PayAPIError {
         if let value = try? JSONValue(parsing: body), case .object(let object) = value {
-            let code = object["code"]?.stringValue
-            let message = object["message"]?.stringValue ?? ""
+            let code = object["code"]?.stringValue.map { EchoedText.abbreviated($0) }
+            let message = String((object["message"]?.stringValue ?? "").prefix(400))
             if code != nil || !message.isEmpty {
                 return PayAPIError(status: status, code: code, message: message, endpoint: endpoint)
             }
         }
         let text = String(decoding: body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return PayAPIError(status: status, code: nil, message: text, endpoint: endpoint)
-    }
-
-    /// One attempt with an overall deadline; task cancellation cancels the request.
-    private func perform(_ request: URLRequest, deadline: Duration, label: String) async -> Attempt {
-        let state = AttemptState()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Attempt, Never>) in
-                let task = session.dataTask(with: request) { data, response, error in
-                    state.finish(Self.attempt(data: data, response: response, error: error), continuation: continuation)
-                }
-                state.start(task, continuation: continuation, deadline: deadline, label: label)
-            }
-        } onCancel: {
-            state.cancel()
-        }
-    }
-
-    private static func attempt(data: Data?, response: URLResponse?, error: (any Error)?) -> Attempt {
-        if let error {
-            if let urlError = error as? URLError {
-                switch urlError.code {
-                case .timedOut: return .timeout("no answer in time")
-                case .cancelled: return .cancelled
-                default: return .transport("\(urlError.localizedDescription) (URLError \(urlError.code.rawValue))")
-                }
-            }
-            return .transport("\(error)")
-        }
-        guard let http = response as? HTTPURLResponse else { return .transport("not an HTTP response") }
-        var headers: [String: String] = [:]
-        for (key, value) in http.allHeaderFields {
-            if let name = key as? String, let text = value as? String { headers[name.lowercased()] = text }
-        }
-        return .response(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data()))
-    }
-
-    /// The URLSession idle timeout (connect and first byte) for `duration`, rounded up to whole seconds:
-    /// swift-corelibs-foundation truncates it to whole seconds, so 1.8 s would act as 1 s and 0.3 s as
-    /// an immediate timeout. The exact limit is the attempt's own deadline (``perform(_:deadline:label:)``).
-    static func idleTimeout(_ duration: Duration) -> TimeInterval {
-        max(1, seconds(duration).rounded(.up))
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return max(0.001, TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
-    }
-}
-
-/// The shared state of one attempt: resumes its continuation exactly once (answer, deadline or cancellation).
-private final class AttemptState: @unchecked Sendable {
-    private struct Inner {
-        var task: URLSessionDataTask?
-        var continuation: CheckedContinuation<PayTransport.Attempt, Never>?
-        var done = false
-        var cancelledEarly = false
-    }
-
-    private let lock = Mutex(Inner())
-
-    func start(
-        _ task: URLSessionDataTask, continuation: CheckedContinuation<PayTransport.Attempt, Never>, deadline: Duration,
-        label: String
-    ) {
-        let cancelled = lock.withLock { inner -> Bool in
-            inner.task = task
-            inner.continuation = continuation
-            return inner.cancelledEarly
-        }
-        if cancelled {
-            finish(.cancelled, continuation: continuation)
-            return
-        }
-        let (seconds, attoseconds) = deadline.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
-            if let continuation = take() {
-                task.cancel()
-                continuation.resume(returning: .timeout("no complete answer within \(deadline)"))
-            }
-        }
-        task.resume()
-    }
-
-    func finish(_ attempt: PayTransport.Attempt, continuation: CheckedContinuation<PayTransport.Attempt, Never>) {
-        let mine = lock.withLock { inner -> Bool in
-            guard !inner.done else { return false }
-            inner.done = true
-            inner.continuation = nil
-            return true
-        }
-        if mine { continuation.resume(returning: attempt) }
-    }
-
-    func cancel() {
-        let task = lock.withLock { inner -> URLSessionDataTask? in
-            inner.cancelledEarly = true
-            return inner.task
-        }
-        task?.cancel()
-        if let continuation = take() { continuation.resume(returning: .cancelled) }
-    }
-
-    private func take() -> CheckedContinuation<PayTransport.Attempt, Never>? {
-        lock.withLock { inner in
-            guard !inner.done, let continuation = inner.continuation else { return nil }
-            inner.done = true
-            inner.continuation = nil
-            return continuation
-        }
     }
 }

@@ -1,3 +1,4 @@
+import EthereumPrimitives
 import Foundation
 
 /// Why a string yields no payment id.
@@ -8,6 +9,9 @@ public enum PaymentLinkError: Error, Sendable, Equatable, CustomStringConvertibl
     case noPaymentId(String)
     /// Neither a `wc:` URI, an `http(s)` URL nor a bare id (a scheme-less string without `/`).
     case unsupported(String)
+    /// The id cannot be one path segment of the API: it holds `/`, `?`, `#` or a control character, or
+    /// is `.` or `..` (also percent-encoded). The id (abbreviated) and why.
+    case invalidPaymentId(String, reason: String)
 
     /// A one-line explanation.
     public var description: String {
@@ -16,6 +20,7 @@ public enum PaymentLinkError: Error, Sendable, Equatable, CustomStringConvertibl
         case .noPaymentId(let link): "payment link \(link.debugDescription) carries no payment id"
         case .unsupported(let link):
             "\(link.debugDescription) is not a payment link (expected a wc: URI, an http(s) URL or a payment id)"
+        case .invalidPaymentId(let id, let reason): "payment id \(id.debugDescription): \(reason)"
         }
     }
 }
@@ -113,6 +118,31 @@ public enum PaymentLink {
     public static func paymentId(fromLinkOrDeepLink text: String) throws(PaymentLinkError) -> String {
         if let inner = paymentLink(fromWalletDeepLink: text) { return try paymentId(from: inner) }
         return try paymentId(from: text)
+    }
+
+    /// Checks that `id` can only ever be one path segment: not empty, no `/`, `?`, `#`, `\\` or control
+    /// characters, and neither `.` nor `..` (nor their percent-encoded forms such as `%2e%2E`).
+    ///
+    /// - Throws: ``PaymentLinkError/empty`` or ``PaymentLinkError/invalidPaymentId(_:reason:)``.
+    public static func validatePaymentId(_ id: String) throws(PaymentLinkError) {
+        guard !id.isEmpty else { throw .empty }
+        let shown = EchoedText.abbreviated(id)
+        if let bad = id.unicodeScalars.first(where: {
+            "/?#\\".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F
+        }) {
+            throw .invalidPaymentId(shown, reason: "contains \(String(bad).debugDescription)")
+        }
+        let decoded = (id.removingPercentEncoding ?? id)
+        if decoded == "." || decoded == ".." || id == "." || id == ".." {
+            throw .invalidPaymentId(shown, reason: "is a dot segment")
+        }
+        if decoded.contains("/")
+            && decoded.split(separator: "/", omittingEmptySubsequences: false).contains(where: {
+                $0 == "." || $0 == ".."
+            })
+        {
+            throw .invalidPaymentId(shown, reason: "holds an encoded dot segment")
+        }
     }
 
     /// `id` as one URL path segment: unreserved characters and existing `%XX` escapes stay, the rest is encoded.

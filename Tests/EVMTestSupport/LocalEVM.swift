@@ -129,14 +129,14 @@ public final class LocalEVM: Sendable {
     // MARK: - child processes
 
     /// An empty file in the temporary directory, named `<prefix>-<UUID>.log`.
-    private static func makeLog(_ prefix: String) -> URL {
+    static func makeLog(_ prefix: String) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         return url
     }
 
     /// Runs `executable` with `arguments` in the package root, stdin from /dev/null.
-    private static func launch(
+    static func launch(
         _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, stdout: Any, stderr: FileHandle
     ) throws -> Process {
         let process = Process()
@@ -156,7 +156,7 @@ public final class LocalEVM: Sendable {
     }
 
     /// SIGTERM, then SIGKILL if the process is still there after five seconds; then reaps it.
-    private static func end(_ process: Process) {
+    static func end(_ process: Process) {
         if process.isRunning { process.terminate() }
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))
         while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
@@ -211,7 +211,7 @@ public final class LocalEVM: Sendable {
     // MARK: - reading the first line
 
     /// The first line the child writes, or `nil` at end of file; kills `process` if none comes within `limit`.
-    private static func readLine(from handle: FileHandle, orKill process: Process, within limit: Duration) async
+    static func readLine(from handle: FileHandle, orKill process: Process, within limit: Duration) async
         -> String?
     {
         let watchdog = Task.detached {

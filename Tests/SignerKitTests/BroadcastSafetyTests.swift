@@ -1,4 +1,5 @@
 import EVMTestSupport
+import EthereumRPC
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation

@@ -1,5 +1,6 @@
 import EVMTestSupport
 import EthereumPrimitives
+import EthereumRPC
 import EthereumTransactions
 import Secp256k1
 import SignerKit

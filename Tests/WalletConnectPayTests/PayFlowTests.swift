@@ -1,5 +1,6 @@
 import EVMTestSupport
 import EthereumPrimitives
+import EthereumRPC
 import Foundation
 import SignerKit
 import SoftwareSigner
@@ -40,11 +41,12 @@ struct PayFlowTests {
             }
         }
         #expect(selected == "opt_erc3009_8453_0")
-        #expect(skipped["opt_permit2_8453_0"]?.contains("needs a node for eip155:8453") == true)
+        // Decided from the options answer: the build option is not fetched (the fetch is committal).
+        #expect(skipped["opt_permit2_8453_0"]?.contains("committal fetch") == true)
+        #expect(service.requests(to: .fetch).isEmpty)
         #expect(skipped["opt_dataCollection_8453_0"]?.contains("data collection") == true)
         #expect(kinds.first == "paymentId" && kinds.last == "finished")
         #expect(kinds.firstIndex(of: "selected")! < kinds.firstIndex(of: "signed")!)
-        // The skipped build option was fetched to learn its actions; nothing was confirmed for it.
         #expect(service.requests(to: .confirm).count == 1)
     }
 
@@ -212,6 +214,8 @@ struct PayFlowTests {
         #expect(status == 200)
         #expect(page.contains("value=\"Ada Lovelace\""))
         #expect(service.requests(to: .confirm).first?.body.contains("collectedData") == true)
+        // Confirm carries only the fields the option asks for.
+        #expect(service.requests(to: .confirm).first?.body.contains("favouriteColour") == false)
     }
 
     @Test("data collection in a webview: the page is submitted, then the actions are fetched and signed")

@@ -145,14 +145,16 @@ struct DataCollectionTests {
     static let collect = CollectData(
         url: "https://data-collection.walletconnect.com/ic/pay_123?accounts=eip155:1:0x123&theme=light#top",
         schema: try? JSONValue(
-            parsing: #"{"type":"object","properties":{"fullName":{"type":"string"},"dob":{"type":"string"}}}"#),
+            parsing:
+                #"{"type":"object","required":["fullName","dob"],"properties":{"fullName":{"type":"string"},"dob":{"type":"string"},"nickname":{"type":"string"}}}"#
+        ),
         fields: [CollectDataField(id: "tosConfirmed", name: "Terms", required: true, type: "checkbox")])
 
     @Test("keeps the page's parameters and adds prefill, theme and themeVariables")
     func buildsURL() throws {
         let prefill = JSONObject([
             "fullName": .string("Ada Lovelace"), "dob": .string("1815-12-10"), "tosConfirmed": .bool(true),
-            "email": .string("ada@example.com"),
+            "email": .string("ada@example.com"), "nickname": .string("Ada"),
         ])
         let variables = ##"{"--wcp-accent":"#ff00aa","radius":"8px & more"}"##
         let url = try #require(
@@ -169,7 +171,7 @@ struct DataCollectionTests {
         let encoded = try #require(items[1].value)
         #expect(!encoded.contains("=") && !encoded.contains("+") && !encoded.contains("/"))
         let json = try JSONValue(parsing: try #require(DataCollection.decodeBase64URL(encoded)))
-        // Only the fields the merchant asks for, in the wallet's order; "email" is not sent.
+        // Only the fields the merchant requires, in the wallet's order; "email" and the optional "nickname" are not sent.
         #expect(json.serialized == #"{"fullName":"Ada Lovelace","dob":"1815-12-10","tosConfirmed":true}"#)
     }
 

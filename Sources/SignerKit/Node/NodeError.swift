@@ -12,6 +12,11 @@ public enum NodeError: Error, Sendable, Equatable, CustomStringConvertible {
     case timeout(method: String)
     /// The calling task was cancelled while `method` was in flight.
     case cancelled(method: String)
+    /// The request for `method` was sent and its answer was lost (connection reset or closed, body cut
+    /// short, no answer before the deadline): the node may or may not have acted on it. Never repeat a
+    /// non-idempotent call blindly after this; for `eth_sendRawTransaction` the client has already asked
+    /// `eth_getTransactionByHash` for the hash it knows, and the node did not know it (`reason` says so).
+    case outcomeUnknown(method: String, reason: String)
 
     /// A one-line explanation.
     public var description: String {
@@ -22,6 +27,7 @@ public enum NodeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidResponse(let method, let reason): "\(method): invalid response: \(reason)"
         case .timeout(let method): "\(method): timed out"
         case .cancelled(let method): "\(method): cancelled"
+        case .outcomeUnknown(let method, let reason): "\(method): outcome unknown (the request was sent): \(reason)"
         }
     }
 }

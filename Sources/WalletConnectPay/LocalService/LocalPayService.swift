@@ -666,8 +666,10 @@ final class LocalPayCore: Sendable {
 
     private func fetch(_ id: String, _ request: LoopbackHTTPRequest) -> LoopbackHTTPResponse {
         guard let body = try? JSONValue(parsing: request.body), case .object(let object) = body,
-            case .string(let optionId)? = object["optionId"], case .string(let data)? = object["data"]
+            case .string(let optionId)? = object["optionId"]
         else { return Self.error(400, "invalid_params", "expected {\"optionId\":…,\"data\":…}") }
+        // Without "data" (a client that has not seen the options) the option's actions are resolved by id.
+        let data = object["data"]?.stringValue
         return state.withLock { state -> LoopbackHTTPResponse in
             guard var payment = state.payments[id] else {
                 return Self.notFound(id)
@@ -680,7 +682,7 @@ final class LocalPayCore: Sendable {
             if payment.routesExpired {
                 return Self.error(409, "invalid_state", "the route of option \(optionId) expired")
             }
-            guard let buildData = option.buildData, buildData == data else {
+            if let data, option.buildData != data {
                 return Self.error(400, "invalid_params", "option \(optionId) has no build action with this data")
             }
             if now >= option.quoteExpiresAt {

@@ -1,0 +1,105 @@
+import EVMTestSupport
+import Foundation
+import Testing
+import WalletConnectPay
+
+/// `signerkit pay` (the built binary) against the local Pay service behind the fault-injecting proxy.
+@Suite(
+    "signerkit pay under faults",
+    .enabled(if: Binary.url != nil, "the signerkit executable is not next to the test bundle"))
+struct PayCommandTests {
+    /// A throwaway key file (mode 0600).
+    static func keyFile(_ directory: TemporaryDirectory) throws -> String {
+        let path = try directory.write("key", "0x" + String(repeating: "4c", count: 32))
+        chmod(path, 0o600)
+        return path
+    }
+
+    struct Setup {
+        let service: LocalPayService
+        let proxy: FaultServer
+        let directory: TemporaryDirectory
+        let id: String
+
+        static func start(processingTime: Duration = .milliseconds(150)) async throws -> Setup {
+            let service = try LocalPayService(
+                configuration: LocalPayService.Configuration(pollInMs: 50, processingTime: processingTime))
+            let proxy = try await FaultServer.start(upstream: service.baseURL)
+            let id = service.createPayment(.init(optionKinds: [.erc3009]))
+            return Setup(service: service, proxy: proxy, directory: try TemporaryDirectory(), id: id)
+        }
+
+        func stop() {
+            proxy.stop()
+            service.stop()
+        }
+
+        func pay(_ extra: [String] = []) async throws -> (CommandResult, Duration) {
+            let clock = ContinuousClock()
+            let started = clock.now
+            let result = try await Binary.run(
+                [
+                    "pay", id, "--api-url", proxy.url.absoluteString, "--key-file",
+                    try PayCommandTests.keyFile(directory),
+                    "--app-id", "test-app",
+                ] + extra)
+            return (result, started.duration(to: clock.now))
+        }
+
+        func seen(_ suffix: String) async throws -> [SeenRequest] {
+            try await proxy.requests().filter { $0.pathOnly.hasSuffix(suffix) }
+        }
+    }
+
+    @Test("--max-poll-ms 2000 against a status endpoint that never answers: exit 65 in under 15 s")
+    func hangingStatus() async throws {
+        let setup = try await Setup.start(processingTime: .seconds(120))
+        defer { setup.stop() }
+        try await setup.proxy.add(FaultRule(.hang, pathSuffix: "/status", times: -1))
+        let (result, elapsed) = try await setup.pay(["--max-poll-ms", "2000"])
+        expectInvalid(result, "no final status before the deadline")
+        #expect(elapsed < .seconds(15), "\(elapsed)")
+    }
+
+    @Test("a confirm whose connection is reset after handling: exit 0 with the final status, confirmed once")
+    func resetAfterConfirm() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        try await setup.proxy.add(FaultRule(.dropAfterForward, pathSuffix: "/confirm"))
+        let (result, elapsed) = try await setup.pay()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines.last == "final: succeeded", "\(result)")
+        #expect(elapsed < .seconds(30))
+        #expect(try await setup.seen("/confirm").count == 1)
+        #expect(setup.service.confirmationCount(paymentId: setup.id) == 1)
+    }
+
+    @Test("429 with Retry-After 1e16, then 503: no crash, the capped wait, exit 0")
+    func hugeRetryAfter() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        try await setup.proxy.add(
+            FaultRule(
+                .respond, pathSuffix: "/options", status: 429, body: #"{"code":"rate_limited","message":"slow"}"#,
+                headers: ["Retry-After": "1e16"]),
+            FaultRule(.respond, pathSuffix: "/options", status: 503, body: "busy"))
+        let (result, elapsed) = try await setup.pay()
+        #expect(result.status == 0, "\(result)")
+        #expect(elapsed < .seconds(30), "\(elapsed)")  // the 2 s cap and a backoff, with room for a loaded machine
+        #expect(try await setup.seen("/options").count == 3)
+    }
+
+    @Test("a redirect to another origin: exit 65 naming the host; the other origin sees nothing")
+    func redirect() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        let other = try await FaultServer.start()
+        defer { other.stop() }
+        try await setup.proxy.add(
+            FaultRule(.redirect, pathSuffix: "/options", status: 307, location: "http://localhost:\(other.port)/steal"))
+        let (result, _) = try await setup.pay()
+        expectInvalid(result, "redirect refused", "localhost")
+        #expect(try await other.requests().isEmpty)
+        #expect(try await setup.seen("/confirm").isEmpty)
+    }
+}

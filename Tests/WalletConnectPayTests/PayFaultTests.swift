@@ -1,0 +1,185 @@
+import EVMTestSupport
+import EthereumPrimitives
+import Foundation
+import SignerKit
+import SoftwareSigner
+import Testing
+import WalletConnectPay
+
+/// The Pay client through the fault-injecting proxy (scripts/fault-server) in front of the local
+/// service, over real HTTP on 127.0.0.1: what the client does and what the proxy saw.
+@Suite("Pay client under faults")
+struct PayFaultTests {
+    struct Setup {
+        let service: LocalPayService
+        let proxy: FaultServer
+        let client: PayClient
+        let key: SoftwareKeySigner
+        let dispatcher: RpcDispatcher
+        let id: String
+
+        static func start(
+            processingTime: Duration = .milliseconds(150), requestTimeout: Duration = .seconds(30),
+            kinds: [LocalPayService.OptionKind] = [.erc3009], quoteLifetime: Duration = .seconds(300)
+        ) async throws -> Setup {
+            let service = try startService(processingTime: processingTime, quoteLifetime: quoteLifetime)
+            let proxy = try await FaultServer.start(upstream: service.baseURL)
+            let client = PayClient(
+                configuration: PayClientConfiguration(
+                    baseURL: proxy.url, authentication: .appId("test-app", clientId: "test-client"), retry: fastRetry,
+                    connectTimeout: .seconds(5), requestTimeout: requestTimeout))
+            let (key, dispatcher) = try makeWallet()
+            let id = service.createPayment(.init(optionKinds: kinds))
+            return Setup(service: service, proxy: proxy, client: client, key: key, dispatcher: dispatcher, id: id)
+        }
+
+        func stop() {
+            proxy.stop()
+            service.stop()
+        }
+
+        /// Options, actions and signatures for the first option, ready to confirm.
+        func signed() async throws -> (String, SignedActions) {
+            let options = try await client.paymentOptions(paymentId: id, accounts: [baseAccount(key)])
+            let option = try #require(options.options.first).id
+            let actions = try await client.requiredActions(paymentId: id, optionId: option)
+            return (option, try await dispatcher.sign(actions: actions))
+        }
+
+        func seen(_ suffix: String) async throws -> [SeenRequest] {
+            try await proxy.requests().filter { $0.pathOnly.hasSuffix(suffix) }
+        }
+    }
+
+    @Test(
+        "a confirm whose answer is lost after handling (reset, truncated, hang): the status shows it went through; sent once",
+        arguments: [
+            FaultRule(.dropAfterForward, pathSuffix: "/confirm"), FaultRule(.truncate, pathSuffix: "/confirm"),
+            FaultRule(.hang, pathSuffix: "/confirm", forward: true),
+        ])
+    func lostConfirmAnswer(rule: FaultRule) async throws {
+        let setup = try await Setup.start(requestTimeout: .seconds(2))
+        defer { setup.stop() }
+        let (option, signed) = try await setup.signed()
+        try await setup.proxy.add(rule)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let final = try await setup.client.confirmPayment(paymentId: setup.id, optionId: option, signed: signed)
+        #expect(final.status == .succeeded)
+        #expect(started.duration(to: clock.now) < .seconds(15))
+        #expect(try await setup.seen("/confirm").count == 1, "\(rule.action)")
+        #expect(setup.service.confirmationCount(paymentId: setup.id) == 1)
+        #expect(try await setup.seen("/status").count >= 1)
+    }
+
+    @Test("a confirm reset before it reached the service: the status still requires action, the same results go again")
+    func resetBeforeConfirm() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        let (option, signed) = try await setup.signed()
+        try await setup.proxy.add(FaultRule(.reset, pathSuffix: "/confirm"))
+        let final = try await setup.client.confirmPayment(paymentId: setup.id, optionId: option, signed: signed)
+        #expect(final.status == .succeeded)
+        let confirms = try await setup.seen("/confirm")
+        #expect(confirms.count == 2)
+        #expect(Set(confirms.map(\.body)).count == 1)  // one authorization, sent twice, processed once
+        #expect(setup.service.confirmationCount(paymentId: setup.id) == 1)
+        #expect(confirms.first?.action == "reset" && confirms.last?.action == nil)
+    }
+
+    @Test("a confirm reset every time: outcome unknown after bounded tries, never more than one processing")
+    func confirmAlwaysReset() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        let (option, signed) = try await setup.signed()
+        try await setup.proxy.add(FaultRule(.reset, pathSuffix: "/confirm", times: -1))
+        let error = await payError { () async throws(PayError) in
+            try await setup.client.confirmPayment(paymentId: setup.id, optionId: option, signed: signed)
+        }
+        guard case .outcomeUnknown(.confirm, _)? = error else {
+            Issue.record("expected outcomeUnknown, got \(String(describing: error))"); return
+        }
+        #expect(try await setup.seen("/confirm").count == fastRetry.maxRetries + 1)
+        #expect(setup.service.confirmationCount(paymentId: setup.id) == 0)
+    }
+
+    @Test("status requests that never answer: maxPollMs 2000 ends the wait in time, requests in flight included")
+    func hangingStatus() async throws {
+        let setup = try await Setup.start(processingTime: .seconds(60))
+        defer { setup.stop() }
+        let (option, signed) = try await setup.signed()
+        try await setup.proxy.add(FaultRule(.hang, pathSuffix: "/status", times: -1))
+        let clock = ContinuousClock()
+        let started = clock.now
+        let error = await payError { () async throws(PayError) in
+            try await setup.client.confirmPayment(
+                paymentId: setup.id, optionId: option, signed: signed, maxPollMs: 2000)
+        }
+        let elapsed = started.duration(to: clock.now)
+        #expect(error == .pollingTimedOut(lastStatus: .processing))
+        #expect(elapsed < .seconds(15), "\(elapsed)")
+    }
+
+    @Test("500/503 then success, Retry-After 1e16 capped, truncated bodies retried for reads")
+    func retries() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        try await setup.proxy.add(
+            FaultRule(.respond, pathSuffix: "/options", status: 503, body: #"{"code":"busy","message":"x"}"#),
+            FaultRule(.respond, pathSuffix: "/options", status: 500, body: "oops"),
+            FaultRule(.respond, method: "GET", status: 429, headers: ["Retry-After": "1e16"]),
+            FaultRule(.respond, method: "GET", status: 429, headers: ["Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"]),
+            FaultRule(.truncate, method: "GET"))
+        let clock = ContinuousClock()
+        let started = clock.now
+        let options = try await setup.client.paymentOptions(paymentId: setup.id, accounts: [baseAccount(setup.key)])
+        #expect(options.options.count == 1)
+        let info = try await setup.client.payment(paymentId: setup.id)
+        #expect(info.status == .requiresAction)
+        // Capped waits (400 ms here), not 1e16 s; the bound is generous for a loaded machine.
+        #expect(started.duration(to: clock.now) < .seconds(30))
+        #expect(try await setup.seen("/options").count == 3)
+        #expect(try await setup.proxy.requests().filter { $0.method == "GET" }.count == 4)
+    }
+
+    @Test("redirects are refused; no request with credentials reaches another origin")
+    func redirects() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        let other = try await FaultServer.start()
+        defer { other.stop() }
+        for status in [302, 307, 308] {
+            try await setup.proxy.add(
+                FaultRule(.redirect, pathSuffix: "/options", status: status, location: other.url.absoluteString + "/x"))
+            let error = await payError { () async throws(PayError) in
+                try await setup.client.paymentOptions(paymentId: setup.id, accounts: [baseAccount(setup.key)])
+            }
+            #expect(error == .redirectRefused(endpoint: .options, status: status, host: "127.0.0.1"))
+        }
+        try await setup.proxy.add(FaultRule(.redirect, status: 301, location: "https://evil.example.org/steal"))
+        let error = await payError { () async throws(PayError) in try await setup.client.payment(paymentId: setup.id) }
+        #expect(error == .redirectRefused(endpoint: .payment, status: 301, host: "evil.example.org"))
+        #expect("\(error.map { "\($0)" } ?? "")".contains("evil.example.org"))
+        #expect(try await other.requests().isEmpty)
+        #expect(try await setup.proxy.requests().allSatisfy { $0.hasCredentials })
+        #expect(try await setup.proxy.requests().count == 4)
+    }
+
+    @Test("payment ids that would leave their path segment are refused before any request")
+    func paymentIds() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        for id in ["..", ".", "%2e%2E", "a/b", "a?b", "a#b", "a\\b", "a\nb"] {
+            let error = await payError { () async throws(PayError) in try await setup.client.payment(paymentId: id) }
+            guard case .invalidPaymentLink(.invalidPaymentId)? = error else {
+                Issue.record("\(id.debugDescription): \(String(describing: error))"); continue
+            }
+        }
+        let flow = PayFlow(client: setup.client, dispatcher: setup.dispatcher)
+        let error = await payError { () async throws(PayError) in
+            try await flow.pay(link: "https://pay.walletconnect.com/..", accounts: [baseAccount(setup.key)])
+        }
+        guard case .invalidPaymentLink? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(try await setup.proxy.requests().isEmpty)
+    }
+}
