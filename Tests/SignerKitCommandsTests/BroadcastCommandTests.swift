@@ -55,6 +55,45 @@ struct BroadcastCommandTests {
         #expect(count.stringValue == "0x2")
     }
 
+    @Test(
+        "a send whose answer is lost (the connection drops after the node accepted it): exit 65 naming it; the re-run answers from the journal with the same hash, one transaction on chain"
+    )
+    func lostAnswer() async throws {
+        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
+        defer { node.stop() }
+        let proxy = try await FaultServer.start(upstream: node.url)
+        defer { proxy.stop() }
+        let directory = try TemporaryDirectory()
+        let key = try directory.write("key", Actions.keyHex)
+        let arguments = [
+            "sign", "--actions", "-", "--key-file", key, "--rpc-url", proxy.url.absoluteString, "--journal",
+            directory.path("journal.jsonl"),
+        ]
+        let actions = Actions.text([Self.send(["to": Self.recipient, "value": "0x2a"])])
+        // The node accepts the transaction, the answer never arrives, and the node cannot be asked about it.
+        try await proxy.add(
+            FaultRule(.dropAfterForward, rpcMethod: "eth_sendRawTransaction"),
+            FaultRule(.reset, rpcMethod: "eth_getTransactionByHash", times: -1))
+        let first = await signerkit(arguments, stdin: actions)
+        #expect(first.status == ExitCode.invalidInput.rawValue, "\(first)")
+        #expect(first.stdout.isEmpty)
+        try #require(first.stderrLines.count == 2, "\(first)")
+        #expect(first.stderrLines[0].hasPrefix("broadcast: action[0] 0x"))
+        let hash = String(first.stderrLines[0].dropFirst("broadcast: action[0] ".count))
+        #expect(first.stderrLines[1].hasPrefix("error: action[0] (eth_sendTransaction): "))
+        let count = try await node.call("eth_getTransactionCount", [.string(Actions.address), .string("latest")])
+        #expect(count.stringValue == "0x1", "the node did take it")
+
+        // The same command again, the network healthy: the journal answers; nothing new is signed or mined.
+        try await proxy.clear()
+        let second = await signerkit(arguments, stdin: actions)
+        expectSuccess(second, [JSONValue.array([.string(hash)]).serialized])
+        let after = try await node.call("eth_getTransactionCount", [.string(Actions.address), .string("latest")])
+        #expect(after.stringValue == "0x1")
+        let sent = try await proxy.requests().filter { $0.rpcMethod == "eth_sendRawTransaction" }
+        #expect(sent.count == 1, "mined already: the re-run read its receipt and sent nothing")
+    }
+
     @Test("fee caps: the default refuses a fee of 2000 gwei; flags lower the caps for node-filled values")
     func feeCaps() async throws {
         let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
