@@ -12,6 +12,32 @@ import Testing
 struct BroadcastCommandTests {
     static let recipient = "0x2d5fd9e4a3a225a78329a64d022581275b4ca416"
 
+    /// A funded local node on chain 2021, a key file and a journal in a fresh directory, and the
+    /// `sign --actions - … --rpc-url URL --journal FILE` arguments for them (URL: the node's, or `rpcURL`).
+    struct Bench {
+        let node: LocalEVM
+        let directory: TemporaryDirectory
+        let key: String
+
+        static func start() async throws -> Bench {
+            let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
+            let directory = try TemporaryDirectory()
+            return Bench(node: node, directory: directory, key: try directory.write("key", Actions.keyHex))
+        }
+
+        func arguments(rpcURL: URL? = nil) -> [String] {
+            [
+                "sign", "--actions", "-", "--key-file", key, "--rpc-url", (rpcURL ?? node.url).absoluteString,
+                "--journal", directory.path("journal.jsonl"),
+            ]
+        }
+
+        /// The account's mined transaction count, as the node reports it.
+        func minedCount() async throws -> String? {
+            try await node.call("eth_getTransactionCount", [.string(Actions.address), .string("latest")]).stringValue
+        }
+    }
+
     static func send(_ members: [String: String]) -> JSONValue {
         var object = JSONObject(["from": .string(Actions.address)])
         for (name, value) in members { object[name] = .string(value) }
@@ -21,14 +47,10 @@ struct BroadcastCommandTests {
 
     @Test("a reverted eth_sendTransaction: exit 65, its hash on a broadcast: line and in the error; nothing on stdout")
     func reverted() async throws {
-        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
-        defer { node.stop() }
-        let directory = try TemporaryDirectory()
-        let key = try directory.write("key", Actions.keyHex)
-        let base = [
-            "sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString, "--journal",
-            directory.path("journal.jsonl"),
-        ]
+        let bench = try await Bench.start()
+        defer { bench.node.stop() }
+        let node = bench.node
+        let base = bench.arguments()
         let deploy = await signerkit(
             base, stdin: Actions.text([Self.send(["data": "0x60fe60005360016000f3", "gas": "0x186a0"])]))
         #expect(deploy.status == 0, "\(deploy)")
@@ -51,24 +73,18 @@ struct BroadcastCommandTests {
         let reverted = try await node.call("eth_getTransactionReceipt", [.string(hash)])
         #expect(reverted["status"]?.stringValue == "0x0")
         // The transfer after it was never sent.
-        let count = try await node.call("eth_getTransactionCount", [.string(Actions.address), .string("latest")])
-        #expect(count.stringValue == "0x2")
+        #expect(try await bench.minedCount() == "0x2")
     }
 
     @Test(
         "a send whose answer is lost (the connection drops after the node accepted it): exit 65 naming it; the re-run answers from the journal with the same hash, one transaction on chain"
     )
     func lostAnswer() async throws {
-        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
-        defer { node.stop() }
-        let proxy = try await FaultServer.start(upstream: node.url)
+        let bench = try await Bench.start()
+        defer { bench.node.stop() }
+        let proxy = try await FaultServer.start(upstream: bench.node.url)
         defer { proxy.stop() }
-        let directory = try TemporaryDirectory()
-        let key = try directory.write("key", Actions.keyHex)
-        let arguments = [
-            "sign", "--actions", "-", "--key-file", key, "--rpc-url", proxy.url.absoluteString, "--journal",
-            directory.path("journal.jsonl"),
-        ]
+        let arguments = bench.arguments(rpcURL: proxy.url)
         let actions = Actions.text([Self.send(["to": Self.recipient, "value": "0x2a"])])
         // The node accepts the transaction, the answer never arrives, and the node cannot be asked about it.
         try await proxy.add(
@@ -81,8 +97,7 @@ struct BroadcastCommandTests {
         #expect(first.stderrLines[0].hasPrefix("broadcast: action[0] 0x"))
         let hash = String(first.stderrLines[0].dropFirst("broadcast: action[0] ".count))
         #expect(first.stderrLines[1].hasPrefix("error: action[0] (eth_sendTransaction): "))
-        let count = try await node.call("eth_getTransactionCount", [.string(Actions.address), .string("latest")])
-        #expect(count.stringValue == "0x1", "the node did take it")
+        #expect(try await bench.minedCount() == "0x1", "the node did take it")
 
         let sends = { () async throws -> Int in
             try await proxy.requests().filter { $0.rpcMethod == "eth_sendRawTransaction" }.count
@@ -93,21 +108,15 @@ struct BroadcastCommandTests {
         try await proxy.clear()
         let second = await signerkit(arguments, stdin: actions)
         expectSuccess(second, [JSONValue.array([.string(hash)]).serialized])
-        let after = try await node.call("eth_getTransactionCount", [.string(Actions.address), .string("latest")])
-        #expect(after.stringValue == "0x1")
+        #expect(try await bench.minedCount() == "0x1")
         #expect(try await sends() == 0, "mined already: the re-run read its receipt and sent nothing")
     }
 
     @Test("fee caps: the default refuses a fee of 2000 gwei; flags lower the caps for node-filled values")
     func feeCaps() async throws {
-        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
-        defer { node.stop() }
-        let directory = try TemporaryDirectory()
-        let key = try directory.write("key", Actions.keyHex)
-        let base = [
-            "sign", "--actions", "-", "--key-file", key, "--rpc-url", node.url.absoluteString, "--journal",
-            directory.path("journal.jsonl"),
-        ]
+        let bench = try await Bench.start()
+        defer { bench.node.stop() }
+        let base = bench.arguments()
         let greedy = Self.send([
             "to": Self.recipient, "gas": "0x5208", "maxFeePerGas": "0x1d1a94a2000", "maxPriorityFeePerGas": "0x1",
         ])
@@ -128,8 +137,7 @@ struct BroadcastCommandTests {
         expectInvalid(
             await signerkit(base + ["--gas-cap", "lots"], stdin: Actions.text([open])),
             "--gas-cap: expected a non-negative integer, got lots")
-        let count = try await node.call("eth_getTransactionCount", [.string(Actions.address), .string("latest")])
-        #expect(count.stringValue == "0x0")
+        #expect(try await bench.minedCount() == "0x0")
     }
 
     @Test("tx sign: a legacy transaction without chainId needs --allow-unprotected")

@@ -1,6 +1,6 @@
 import EVMTestSupport
-import EthereumRPC
 import EthereumPrimitives
+import EthereumRPC
 import EthereumTransactions
 import Foundation
 import Secp256k1
@@ -14,39 +14,7 @@ import Testing
 /// caps judge node-filled fees.
 @Suite("Broadcast safety on a local EVM")
 struct BroadcastSafetyTests {
-    struct Setup {
-        let evm: LocalEVM
-        let client: JSONRPCClient
-        let chain: ChainID
-        let key: SoftwareKeySigner
-
-        static func start() async throws -> Setup {
-            let key = SoftwareKeySigner.generate()
-            let evm = try await LocalEVM.start(fund: [key.address])
-            let client = JSONRPCClient(url: evm.url)
-            let chain = try ChainID(eip155ChainID: try await client.chainId())
-            return Setup(evm: evm, client: client, chain: chain, key: key)
-        }
-
-        /// `eth_sendTransaction` from this key with `fields`.
-        func send(_ fields: String) -> WalletRpcAction {
-            WalletRpcAction(
-                chainId: chain, method: .sendTransaction, params: #"[{"from":"\#(key.address.lowercased)",\#(fields)}]"#
-            )
-        }
-
-        /// A transfer of `wei` to a fresh address.
-        func transfer(_ wei: Int = 1) -> WalletRpcAction {
-            send(#""to":"\#(PrivateKey.generate().address.lowercased)","value":"0x\#(String(wei, radix: 16))""#)
-        }
-
-        /// How many transactions this key sent that were mined.
-        func minedCount() async throws -> UInt256 {
-            try await client.transactionCount(of: key.address, block: .latest)
-        }
-
-        func automine(_ on: Bool) async throws { _ = try await evm.call("evm_setAutomine", [.bool(on)]) }
-    }
+    typealias Setup = LocalChain
 
     /// A fresh journal file in a temporary directory.
     static func journal() throws -> FileTransactionJournal {

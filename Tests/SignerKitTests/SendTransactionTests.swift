@@ -11,38 +11,7 @@ import Testing
 /// nonce, gas and fees filled from the node, the transaction broadcast and mined.
 @Suite("eth_sendTransaction on a local EVM")
 struct SendTransactionTests {
-    /// A running node, a client for it, its CAIP-2 chain, and a dispatcher holding a funded software key.
-    struct Setup {
-        let evm: LocalEVM
-        let client: JSONRPCClient
-        let chain: ChainID
-        let key: SoftwareKeySigner
-        let dispatcher: RpcDispatcher
-
-        static func start() async throws -> Setup {
-            let key = SoftwareKeySigner.generate()
-            let evm = try await LocalEVM.start(fund: [key.address])
-            let client = JSONRPCClient(url: evm.url)
-            let chain = try ChainID(eip155ChainID: try await client.chainId())
-            let dispatcher = RpcDispatcher(nodes: [chain: client])
-            try dispatcher.register(key)
-            return Setup(evm: evm, client: client, chain: chain, key: key, dispatcher: dispatcher)
-        }
-
-        /// `eth_sendTransaction` with `fields` added to `from` (this key).
-        func send(_ fields: String) -> WalletRpcAction {
-            WalletRpcAction(
-                chainId: chain, method: .sendTransaction, params: #"[{"from":"\#(key.address.lowercased)",\#(fields)}]"#
-            )
-        }
-
-        /// A member of a transaction object as the node reports it, read as a quantity.
-        func quantity(_ object: JSONObject, _ member: String) throws -> UInt256 {
-            let text = try #require(
-                object[member]?.stringValue, "\(member) missing in \(JSONValue.object(object).serialized)")
-            return try UInt256(text: text)
-        }
-    }
+    typealias Setup = LocalChain
 
     @Test("A transfer without nonce/gas/fees: filled (EIP-1559), broadcast, mined; the next one gets the next nonce")
     func sendFillsAndBroadcasts() async throws {
