@@ -55,6 +55,11 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O3"])]
         ),
         // MARK: Swift layers
+        // Shared helpers with `package` access: POSIX I/O with EINTR, memory wiping, percent-encoding, durations.
+        .target(
+            name: "SignerKitSupport",
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "EthereumPrimitives",
             dependencies: ["CKeccak"],
@@ -62,7 +67,7 @@ let package = Package(
         ),
         .target(
             name: "Secp256k1",
-            dependencies: ["CSecp256k1", "CGcrypt", "CGcryptShim", "EthereumPrimitives"],
+            dependencies: ["CSecp256k1", "CGcrypt", "CGcryptShim", "EthereumPrimitives", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -77,12 +82,12 @@ let package = Package(
         ),
         .target(
             name: "SignerKit",
-            dependencies: ["EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions"],
+            dependencies: ["EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
             name: "SignerKitHTTP",
-            dependencies: ["CCurl", "EthereumPrimitives"],
+            dependencies: ["CCurl", "EthereumPrimitives", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -92,29 +97,31 @@ let package = Package(
         ),
         .target(
             name: "SoftwareSigner",
-            dependencies: ["SignerKit", "Secp256k1", "CGcrypt"],
+            dependencies: ["SignerKit", "Secp256k1", "CGcrypt", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
             name: "RedirectSigner",
-            dependencies: ["SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions"],
+            dependencies: [
+                "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKitSupport",
+            ],
             swiftSettings: strictSwift
         ),
         .target(
             name: "PKCS11Signer",
-            dependencies: ["SignerKit", "CPKCS11", "Secp256k1"],
+            dependencies: ["SignerKit", "CPKCS11", "Secp256k1", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
             name: "WalletConnectPay",
-            dependencies: ["SignerKit", "SignerKitHTTP", "EIP712", "Secp256k1", "EthereumPrimitives"],
+            dependencies: ["SignerKit", "SignerKitHTTP", "EIP712", "Secp256k1", "EthereumPrimitives", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
-                "RedirectSigner", "PKCS11Signer", "WalletConnectPay", "EthereumRPC",
+                "RedirectSigner", "PKCS11Signer", "WalletConnectPay", "EthereumRPC", "SignerKitSupport",
             ],
             swiftSettings: strictSwift
         ),
@@ -156,6 +163,11 @@ let package = Package(
             name: "EVMTestSupport",
             dependencies: ["EthereumPrimitives", "SignerKitHTTP"],
             path: "Tests/EVMTestSupport",
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "SignerKitSupportTests",
+            dependencies: ["SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import CPKCS11
+import SignerKitSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -21,7 +22,7 @@ final class AttributeTemplate {
 
     deinit {
         for buffer in owned {
-            explicitWipe(buffer)
+            MemoryWiping.wipe(buffer)
             buffer.deallocate()
         }
     }
@@ -68,14 +69,4 @@ final class AttributeTemplate {
     func withAttributes<R>(_ body: (UnsafeMutablePointer<CK_ATTRIBUTE>?, CK_ULONG) -> R) -> R {
         attributes.withUnsafeMutableBufferPointer { body($0.baseAddress, CK_ULONG($0.count)) }
     }
-}
-
-/// Zeroes `buffer` in a way the optimiser keeps.
-func explicitWipe(_ buffer: UnsafeMutableRawBufferPointer) {
-    guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-    #if canImport(Darwin)
-        _ = memset_s(base, buffer.count, 0, buffer.count)
-    #else
-        explicit_bzero(base, buffer.count)
-    #endif
 }

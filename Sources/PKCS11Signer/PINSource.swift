@@ -1,4 +1,5 @@
 import Secp256k1
+import SignerKitSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -80,17 +81,8 @@ public enum PINSource: Sendable, CustomStringConvertible {
         defer { close(fd) }
         var failure: PKCS11Error?
         let scratch = SecureBytes(count: maximumLength + 1) { (buffer: UnsafeMutableRawBufferPointer) in
-            guard let base = buffer.baseAddress else { return }
-            var filled = 0
-            while filled < buffer.count {
-                let n = posixRead(fd, base + filled, buffer.count - filled)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = .pinUnavailable("cannot read PIN file \(path): \(String(cString: strerror(errno)))")
-                    return
-                }
-                if n == 0 { break }
-                filled += n
+            if case .failure(let error) = POSIXIO.fill(buffer, from: fd) {
+                failure = .pinUnavailable("cannot read PIN file \(path): \(error)")
             }
         }
         defer { scratch.wipe() }
@@ -115,9 +107,11 @@ public enum PINSource: Sendable, CustomStringConvertible {
             var filled = 0
             var byte: UInt8 = 0
             while true {
-                let n = posixRead(fd, &byte, 1)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { interrupted = filled == 0; break }
+                let n = withUnsafeMutableBytes(of: &byte) { POSIXIO.readOnce(fd, into: $0) }
+                guard case .success(1) = n else {
+                    interrupted = filled == 0
+                    break
+                }
                 if byte == 0x0A { break }
                 if filled < buffer.count { buffer[filled] = byte }
                 filled += 1
@@ -147,9 +141,4 @@ public enum PINSource: Sendable, CustomStringConvertible {
             scratch.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         }
     }
-}
-
-/// POSIX `read(2)` (inside ``PINSource`` the name `read` means the method).
-private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(fd, buffer, count)
 }

@@ -1,5 +1,6 @@
 import CGcrypt
 import CGcryptShim
+import SignerKitSupport
 
 #if canImport(Darwin)
     import Darwin
@@ -90,18 +91,6 @@ enum Gcrypt {
         gcry_randomize(base, buffer.count, veryStrong ? GCRY_VERY_STRONG_RANDOM : GCRY_STRONG_RANDOM)
     }
 
-    /// Zeroes `buffer` in a way the optimiser may not remove (`explicit_bzero` / `memset_s`).
-    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        #if canImport(Darwin)
-            _ = memset_s(base, buffer.count, 0, buffer.count)
-        #elseif canImport(Glibc) || canImport(Musl)
-            explicit_bzero(base, buffer.count)
-        #else
-            // No guaranteed primitive: volatile-style byte stores through an opaque pointer.
-            let bytes = base.assumingMemoryBound(to: UInt8.self)
-            for i in 0..<buffer.count { bytes.advanced(by: i).pointee = 0 }
-            withExtendedLifetime(bytes) {}
-        #endif
-    }
+    /// Zeroes `buffer` in a way the optimiser may not remove (``MemoryWiping``).
+    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) { MemoryWiping.wipe(buffer) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SignerKitSupport
 import Synchronization
 
 /// The outside world of a command: standard input, standard output, standard error and the
@@ -105,36 +106,15 @@ public final class StandardCommandIO: CommandIO {
     /// Appends one read(2) of up to 64 KiB to the buffer, or marks the end.
     private static func fill(_ state: inout InputState) throws(StandardInputError) {
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count > 0 {
-                state.buffer.append(contentsOf: chunk[0..<count])
-                return
-            }
-            if count == 0 {
-                state.atEnd = true
-                return
-            }
-            if errno == EINTR { continue }
-            throw StandardInputError(reason: String(cString: strerror(errno)))
+        switch chunk.withUnsafeMutableBytes({ POSIXIO.readOnce(STDIN_FILENO, into: $0) }) {
+        case .success(0): state.atEnd = true
+        case .success(let count): state.buffer.append(contentsOf: chunk[0..<count])
+        case .failure(let error): throw StandardInputError(reason: error.description)
         }
     }
 
     /// Writes all bytes, retrying short writes; gives up silently if the descriptor is closed.
     private static func write(_ text: String, to descriptor: Int32) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+        _ = POSIXIO.writeAll(text, to: descriptor)
     }
 }

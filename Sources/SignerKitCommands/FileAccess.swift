@@ -1,5 +1,6 @@
 import Foundation
 import Secp256k1
+import SignerKitSupport
 
 /// Reading and creating files with `errno`-precise, one-line error messages
 /// (`<path>: no such file`, `<path>: permission denied`, …).
@@ -11,17 +12,9 @@ enum FileAccess {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(path, errno: errno) }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                bytes.append(contentsOf: chunk[0..<count])
-            } else if count == 0 {
-                return bytes
-            } else if errno != EINTR {
-                throw failure(path, errno: errno)
-            }
+        switch POSIXIO.readToEnd(descriptor) {
+        case .success(let bytes): return bytes
+        case .failure(let error): throw failure(path, errno: error.code)
         }
     }
 
@@ -48,18 +41,8 @@ enum FileAccess {
 
     /// Writes the whole buffer; false on error.
     static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written > 0 {
-                offset += written
-            } else if written < 0, errno == EINTR {
-                continue
-            } else {
-                return false
-            }
-        }
-        return true
+        if case .success = POSIXIO.writeAll(bytes, to: descriptor) { return true }
+        return false
     }
 
     /// `<path>: <reason>` for an `errno`, the path shown through ``TextSafety/displayArgument(_:)``.
@@ -91,16 +74,9 @@ extension FileAccess {
         var length = 0
         var readError: Int32 = 0
         let contents = SecureBytes(count: maximumSize + 1) { (buffer: UnsafeMutableRawBufferPointer) in
-            while length < buffer.count {
-                let count = Foundation.read(descriptor, buffer.baseAddress! + length, buffer.count - length)
-                if count > 0 {
-                    length += count
-                } else if count == 0 {
-                    break
-                } else if errno != EINTR {
-                    readError = errno
-                    break
-                }
+            switch POSIXIO.fill(buffer, from: descriptor) {
+            case .success(let count): length = count
+            case .failure(let error): readError = error.code
             }
         }
         if readError != 0 {

@@ -1,4 +1,5 @@
 import Foundation
+import SignerKitSupport
 
 /// `Retry-After` (RFC 9110 §10.2.3): delta-seconds or an HTTP date, read with overflow checks and capped.
 ///
@@ -26,7 +27,7 @@ public enum RetryAfter {
     static func clamp(_ seconds: Double, cap: Duration) -> Duration {
         guard seconds.isFinite else { return seconds > 0 ? cap : .zero }
         guard seconds > 0 else { return .zero }
-        let capSeconds = Double(cap.components.seconds) + Double(cap.components.attoseconds) / 1e18
+        let capSeconds = cap.secondsValue
         guard seconds < capSeconds else { return cap }
         // Below the cap (a Duration), so the conversion cannot overflow.
         return .nanoseconds(Int64((seconds * 1e9).rounded()))

@@ -1,4 +1,5 @@
 import Secp256k1
+import SignerKitSupport
 
 #if canImport(Darwin)
     import Darwin
@@ -93,18 +94,10 @@ enum SecretSources {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .unreadableFile(path: path, reason: systemError()) }
         defer { close(descriptor) }
-        guard let base = buffer.baseAddress else { return 0 }
-        var filled = 0
-        while filled < buffer.count {
-            let count = read(descriptor, base + filled, buffer.count - filled)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .unreadableFile(path: path, reason: systemError())
-            }
-            if count == 0 { break }
-            filled += count
+        switch POSIXIO.fill(buffer, from: descriptor) {
+        case .success(let count): return count
+        case .failure(let error): throw .unreadableFile(path: path, reason: error.description)
         }
-        return filled
     }
 
     /// The text for the current `errno`.

@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Foundation
 import SignerKit
 import SignerKitHTTP
+import SignerKitSupport
 import Synchronization
 
 /// A client of the WalletConnect Pay gateway API.
@@ -158,9 +159,7 @@ public final class PayClient: Sendable {
     public func checkExpiry(paymentId: String, optionId: String, now: Date = Date()) throws(PayError) {
         let key = OptionKey(paymentId: paymentId, optionId: optionId)
         let (payment, option) = state.withLock { ($0.expiresAt[paymentId], $0.options[key]?.expiresAt) }
-        let margin =
-            Double(configuration.expiryMargin.components.seconds)
-            + Double(configuration.expiryMargin.components.attoseconds) / 1e18
+        let margin = configuration.expiryMargin.secondsValue
         for expiresAt in [payment, option].compactMap({ $0 })
         where Double(expiresAt) < now.timeIntervalSince1970 + margin {
             throw .expiresTooSoon(optionId: optionId, expiresAt: expiresAt)
@@ -294,8 +293,7 @@ public final class PayClient: Sendable {
             if let deadline, let requested = maxPollMs {
                 let left = clock.now.duration(to: deadline)
                 guard left > .zero else { throw .pollingTimedOut(lastStatus: current.status) }
-                let (seconds, attoseconds) = left.components
-                poll = min(requested, max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+                poll = min(requested, max(1, left.millisecondsRoundedUp))
             }
             do {
                 current = try await paymentStatus(paymentId: paymentId, maxPollMs: poll, until: deadline)

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import Foundation
+import SignerKitSupport
 
 /// Why a string yields no payment id.
 public enum PaymentLinkError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -166,13 +167,7 @@ public enum PaymentLink {
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`).
-    public static func percentEncode(_ text: String) -> String {
-        var out = ""
-        for c in text.utf8 {
-            if isUnreserved(c) { out.unicodeScalars.append(Unicode.Scalar(c)) } else { out += percentByte(c) }
-        }
-        return out
-    }
+    public static func percentEncode(_ text: String) -> String { PercentEncoding.encode(text) }
 
     // MARK: - Extraction
 
@@ -238,19 +233,13 @@ public enum PaymentLink {
         }
     }
 
-    @inline(__always) static func isUnreserved(_ c: UInt8) -> Bool {
-        (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
-            || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "~")
-    }
+    @inline(__always) static func isUnreserved(_ c: UInt8) -> Bool { PercentEncoding.isUnreserved(c) }
 
     @inline(__always) static func isHexDigit(_ c: UInt8) -> Bool {
         (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
     }
 
-    static func percentByte(_ c: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        return String(decoding: [UInt8(ascii: "%"), digits[Int(c >> 4)], digits[Int(c & 0x0F)]], as: UTF8.self)
-    }
+    static func percentByte(_ c: UInt8) -> String { PercentEncoding.escape(c) }
 }
 
 /// Whether `text` looks like a WalletConnect Pay payment link (see ``PaymentLink/isPaymentLink(_:)``).

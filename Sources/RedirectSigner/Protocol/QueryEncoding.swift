@@ -1,3 +1,5 @@
+import SignerKitSupport
+
 /// Percent-encoding for request URLs and form decoding for callback URLs.
 ///
 /// Encoding is strict: only RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`) pass, so `+`
@@ -5,18 +7,8 @@
 /// read. Decoding follows `application/x-www-form-urlencoded`: `+` is a space, `%XX` a byte, and the
 /// bytes must be UTF-8.
 public enum QueryEncoding {
-    private static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
-
     /// Whether `byte` is an RFC 3986 unreserved character.
-    static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default: false
-        }
-    }
+    static func isUnreserved(_ byte: UInt8) -> Bool { PercentEncoding.isUnreserved(byte) }
 
     /// Percent-encodes every byte of `text`'s UTF-8 except the unreserved characters (space as `%20`).
     public static func percentEncode(_ text: String) -> String {
@@ -29,20 +21,7 @@ public enum QueryEncoding {
     }
 
     private static func encode(_ text: String, spaceAsPlus: Bool) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                out.append(byte)
-            } else if spaceAsPlus, byte == UInt8(ascii: " ") {
-                out.append(UInt8(ascii: "+"))
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(upperHex[Int(byte >> 4)])
-                out.append(upperHex[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        PercentEncoding.encode(text, spaceAsPlus: spaceAsPlus)
     }
 
     /// `name=value&…` with both sides percent-encoded, pairs in the given order.

@@ -1,5 +1,6 @@
 import Dispatch
 import EthereumPrimitives
+import SignerKitSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -112,12 +113,10 @@ private struct JournalFile {
             closeDescriptor(descriptor)
             throw .io("\(path) is not a regular file")
         }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let error = Self.failure("cannot lock", path: path)
-                closeDescriptor(descriptor)
-                throw error
-            }
+        guard POSIXIO.retryingInterrupts({ flock(descriptor, LOCK_EX) }) == 0 else {
+            let error = Self.failure("cannot lock", path: path)
+            closeDescriptor(descriptor)
+            throw error
         }
         if created { Self.syncDirectory(of: path) }
     }
@@ -129,18 +128,10 @@ private struct JournalFile {
 
     /// The whole file; a torn last line (no newline) is cut off the file and left out.
     func readAll() throws(JournalError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var offset: off_t = 0
-        while true {
-            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Self.failure("cannot read", path: path)
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-            offset += off_t(count)
+        var bytes: [UInt8]
+        switch POSIXIO.readToEnd(descriptor) {
+        case .success(let read): bytes = read
+        case .failure(let error): throw .io("cannot read \(path): \(error)")
         }
         if let last = bytes.last, last != UInt8(ascii: "\n") {
             let keep = (bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
@@ -152,16 +143,12 @@ private struct JournalFile {
 
     /// Appends `text` and fsyncs; returns once it is on stable storage.
     func append(_ text: String) throws(JournalError) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw Self.failure("cannot write", path: path)
-            }
-            bytes = bytes.dropFirst(written)
+        if case .failure(let error) = POSIXIO.writeAll(text, to: descriptor) {
+            throw .io("cannot write \(path): \(error)")
         }
-        guard fsync(descriptor) == 0 else { throw Self.failure("cannot fsync", path: path) }
+        guard POSIXIO.retryingInterrupts({ fsync(descriptor) }) == 0 else {
+            throw Self.failure("cannot fsync", path: path)
+        }
     }
 
     private static func failure(_ what: String, path: String) -> JournalError {

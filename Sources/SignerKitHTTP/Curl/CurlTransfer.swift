@@ -1,6 +1,7 @@
 import CCurl
 import EthereumPrimitives
 import Foundation
+import SignerKitSupport
 import Synchronization
 
 /// One request on one libcurl easy handle: its options, the answer as it arrives, and the continuation
@@ -141,11 +142,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Whole milliseconds, rounded up, at least 1, at most `Int.max / 2` (no overflow).
     static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 1 }
-        guard seconds < Int64(Int.max / 2_000) else { return Int.max / 2 }
-        let ms = Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-        return max(1, ms)
+        max(1, Int(min(duration.millisecondsRoundedUp, Int64(Int.max / 2))))
     }
 
     private func set(_ option: CURLoption, _ value: Int) throws(HTTPError) {

@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitSupport
 import Synchronization
 
 /// A local WalletConnect Pay gateway on 127.0.0.1, for tests, demos and offline development.
@@ -315,10 +316,7 @@ final class LocalPayCore: Sendable {
         return id
     }
 
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
+    static func seconds(_ duration: Duration) -> TimeInterval { duration.secondsValue }
 
     // MARK: - Routing
 
