@@ -224,7 +224,6 @@ enum PKCS11Options {
     /// The PIN: the whole of `--pin-file` without one trailing newline (a regular file of mode 0600
     /// or stricter, see ``SecretFile``), else `$SIGNERKIT_PIN` from the command's environment.
     static func pin(_ options: ParsedOptions, io: any CommandIO) throws(CommandFailure) -> PIN {
-        try ProcessHardening.disableCoreDumps()
         if let path = options.value(pinFile.name) {
             let (secret, whitespace) = try SecretFile.readLine(
                 path, what: "PIN", maximumSize: PINSource.maximumLength,

@@ -159,9 +159,14 @@ enum PayCommands {
         return .none
     }
 
+    /// The most characters of a Pay error printed.
+    static let maximumErrorLength = 600
+
     /// The error's text, with a hint when an option needed a node and none was given.
     static func message(for error: PayError, hasNode: Bool) -> String {
-        let text = "\(error)"
+        var text = "\(error)"
+        // The text may quote what the server answered: keep the line bounded however long that was.
+        if text.count > maximumErrorLength { text = String(text.prefix(maximumErrorLength)) + "…" }
         guard !hasNode, text.contains("needs a node") else { return text }
         return text + " (pass --rpc-url)"
     }
