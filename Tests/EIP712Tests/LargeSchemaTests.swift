@@ -165,7 +165,8 @@ import Testing
         } catch {
             #expect(error.path == [.key("message"), .key("a")])
             #expect(error.description.count < 200)
-            #expect(error.description.hasPrefix("message.a: value 9999"))
+            // A run of a million digits could hold a pasted key: it is quoted redacted.
+            #expect(error.description.hasPrefix("message.a: value \(EchoedText.redactionMarker)"))
         }
         let name = String(repeating: "n", count: 100_000)
         let extra = try Self.document(structs: structs, primaryType: "M", message: ["a": 1, name: 2])
