@@ -260,7 +260,8 @@ private final class StepPrinter: Sendable {
         case .status(let status):
             var text = "status: \(Self.echo("\(status.status)"))"
             if let info = status.info {
-                text += " tx \(Self.echo("\(info.txId)")) (\(Self.echo("\(info.optionAmount)")))"
+                // A transaction hash is 64 hex digits: shown (bounded), not redacted.
+                text += " tx \(TextSafety.bounded("\(info.txId)")) (\(Self.echo("\(info.optionAmount)")))"
             }
             if !status.isFinal, let poll = status.pollInMs { text += " (poll in \(poll) ms)" }
             line(text)
