@@ -74,8 +74,13 @@ enum PKCS11Commands {
         let id = try PKCS11Options.keyID(options)
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
         let token = try await session.open()
-        let info = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
-            try token.generateKeyPair(label: label, id: id)
+        let info = try await KeyCreationLock.withLock(
+            module: session.modulePath, token: "\(session.tokenLabel)\n\(token.serialNumber)"
+        ) {
+            () throws(CommandFailure) in
+            try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
+                try token.generateKeyPair(label: label, id: id)
+            }
         }
         context.printLine(try PKCS11Options.address(of: info))
         return .success
@@ -90,8 +95,13 @@ enum PKCS11Commands {
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
         let key = try KeyFile.read(keyPath, allowInsecure: SecretFile.allowsInsecure(options))
         let token = try await session.open()
-        let info = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
-            try token.importPrivateKey(key, label: label, id: id)
+        let info = try await KeyCreationLock.withLock(
+            module: session.modulePath, token: "\(session.tokenLabel)\n\(token.serialNumber)"
+        ) {
+            () throws(CommandFailure) in
+            try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
+                try token.importPrivateKey(key, label: label, id: id)
+            }
         }
         context.printLine(try PKCS11Options.address(of: info))
         return .success
