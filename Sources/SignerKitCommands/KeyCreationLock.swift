@@ -8,10 +8,11 @@ import RedirectSigner
 /// `PKCS11Token.createUnique`) needs each process to see the others' objects at once. SoftHSM2's
 /// file store does not promise that: a process may look at a cached listing while another creates
 /// the same label, and then both keep their key. So the processes also take an advisory `flock` on
-/// `<per-user runtime directory>/pkcs11-<hash of module, token label and serial>.lock` (`$XDG_RUNTIME_DIR/signerkit`
+/// `<per-user runtime directory>/pkcs11-<hash of module and token label>.lock` (`$XDG_RUNTIME_DIR/signerkit`
 /// or `<tmp>/signerkit-<uid>`, mode 0700, owned by the user) around the creation. The wait is
 /// bounded (``timeout``); when the directory cannot be used the creation goes ahead with the
-/// token-side protocol alone.
+/// token-side protocol alone. The CLI opens the token inside the lock, so each creator reads the
+/// token after the previous one finished writing it.
 enum KeyCreationLock {
     /// Longest wait for another process's creation to finish.
     static let timeout: Duration = .seconds(30)

@@ -73,12 +73,12 @@ enum PKCS11Commands {
         let label = try options.required(PKCS11Options.keyLabel.name, "(the new key's label)")
         let id = try PKCS11Options.keyID(options)
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
-        let token = try await session.open()
-        let info = try await KeyCreationLock.withLock(
-            module: session.modulePath, token: "\(session.tokenLabel)\n\(token.serialNumber)"
-        ) {
+        // The token is opened inside the lock: the module then reads the token after the previous
+        // creator finished writing it (SoftHSM2 may keep showing a process an older object list).
+        let info = try await KeyCreationLock.withLock(module: session.modulePath, token: session.tokenLabel) {
             () throws(CommandFailure) in
-            try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
+            let token = try await session.open()
+            return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
                 try token.generateKeyPair(label: label, id: id)
             }
         }
@@ -94,12 +94,12 @@ enum PKCS11Commands {
         let keyPath = try options.required(SigningKeyOptions.keyFile.name, "(the 0x-hex private key to import)")
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
         let key = try KeyFile.read(keyPath, allowInsecure: SecretFile.allowsInsecure(options))
-        let token = try await session.open()
-        let info = try await KeyCreationLock.withLock(
-            module: session.modulePath, token: "\(session.tokenLabel)\n\(token.serialNumber)"
-        ) {
+        // The token is opened inside the lock: the module then reads the token after the previous
+        // creator finished writing it (SoftHSM2 may keep showing a process an older object list).
+        let info = try await KeyCreationLock.withLock(module: session.modulePath, token: session.tokenLabel) {
             () throws(CommandFailure) in
-            try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
+            let token = try await session.open()
+            return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
                 try token.importPrivateKey(key, label: label, id: id)
             }
         }
