@@ -13,7 +13,7 @@ enum PKCS11Commands {
             newline; a regular file of mode 0600 or stricter, not a symlink) or else $SIGNERKIT_PIN; never from
             arguments. A wrong PIN is not retried: it exits 65 naming CKR_PIN_INCORRECT (and says so when the PIN
             begins or ends with whitespace). Errors of a token that another process is writing (SoftHSM2's file
-            store) are retried a few times within about a second. keygen and import refuse a label or id that is
+            store) are retried a few times within about two seconds. keygen and import refuse a label or id that is
             already on the token, also when another process creates it at the same moment.
             To sign with a token key, give any signing command --pkcs11-module PATH --token-label L
             --key-label K (or --key-id HEX) and --pin-file F instead of --key-file.
