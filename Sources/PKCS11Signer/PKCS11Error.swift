@@ -1,3 +1,4 @@
+import EthereumPrimitives
 import SignerKit
 
 /// A PKCS#11 return value (`CK_RV`) with its standard name.
@@ -236,9 +237,9 @@ public enum PKCS11Error: Error, Sendable, Hashable, CustomStringConvertible {
         case .call(let function, let code):
             "\(function): \(code.name)"
         case .moduleLoadFailed(let path, let reason):
-            "cannot load PKCS#11 module \(path): \(reason)"
+            "cannot load PKCS#11 module \(EchoedText.abbreviated(path)): \(EchoedText.abbreviated(reason))"
         case .notAPKCS11Module(let path):
-            "\(path) is not a PKCS#11 module (no usable C_GetFunctionList)"
+            "\(EchoedText.abbreviated(path)) is not a PKCS#11 module (no usable C_GetFunctionList)"
         case .tokenNotFound(let selector):
             "no initialised PKCS#11 token with \(selector)"
         case .ambiguousToken(let selector, let count):

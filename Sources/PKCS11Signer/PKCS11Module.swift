@@ -93,7 +93,9 @@ public final class PKCS11Module: @unchecked Sendable {
     private static func open(path: String) throws(PKCS11Error) -> PKCS11Module {
         _ = sk_dlerror()  // clear any stale error
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = sk_dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
+            var reason = sk_dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
+            // glibc starts the message with the path, which the error names already.
+            if reason.hasPrefix(path + ": ") { reason = String(reason.dropFirst(path.count + 2)) }
             throw .moduleLoadFailed(path: path, reason: reason)
         }
         var keepLoaded = false

@@ -341,13 +341,29 @@ public final class PKCS11Token: Sendable {
             if sameLabel == [created.privateKey], sameID == [created.privateKey] {
                 return try keyInfo(session: session, privateKey: created.privateKey)
             }
-            for handle in created.publicKeys + [created.privateKey] {
+            for handle in created.publicKeys + [created.privateKey]
+            where try isObject(session: session, handle, label: label, id: id) {
                 _ = module.functions.destroyObject(session, handle)
             }
             if attempt == Self.uniqueCreationAttempts { break }
             usleep(useconds_t(Int.random(in: 10_000...60_000)))
         }
         throw .keyExists(PKCS11KeyLocator.label(label).description)
+    }
+
+    /// Whether `handle` still names an object with `label` and `id`: checked before ``createUnique``
+    /// destroys what it created, because with several processes writing one SoftHSM2 store a handle
+    /// can come to name another process's object after the store is re-read.
+    private func isObject(session: CK_SESSION_HANDLE, _ handle: CK_OBJECT_HANDLE, label: String, id: [UInt8])
+        throws(PKCS11Error) -> Bool
+    {
+        do throws(PKCS11Error) {
+            let objectLabel = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_LABEL))
+            let objectID = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_ID))
+            return objectLabel == Array(label.utf8) && objectID == id
+        } catch  where error.returnCode == .objectHandleInvalid {
+            return false
+        }
     }
 
     /// Attempts of ``createUnique`` when racing creations back off.
@@ -418,15 +434,13 @@ public final class PKCS11Token: Sendable {
         let isSecp256k1 = parameters == ECEncoding.secp256k1Parameters
         var publicKey: PublicKey?
         if isSecp256k1 {
-            for object in try publicKeyObjects(session: session, label: label, id: id) {
-                if let point = try module.attribute(session: session, object: object, CK_ATTRIBUTE_TYPE(CKA_EC_POINT)),
-                    let key = ECEncoding.parsePoint(point)
-                {
-                    publicKey = key
-                    break
-                }
+            let candidates = try publicKeyCandidates(session: session, label: label, id: id)
+            if candidates.count == 1 {
+                publicKey = candidates[0]
+            } else if candidates.count > 1 {
+                publicKey = pairedPublicKey(session: session, privateKey: handle, candidates: candidates)
             }
-            if publicKey == nil,
+            if candidates.isEmpty,
                 let point = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_EC_POINT))
             {
                 publicKey = ECEncoding.parsePoint(point)
@@ -447,6 +461,62 @@ public final class PKCS11Token: Sendable {
         } catch  where error.returnCode == .objectHandleInvalid {
             return nil
         }
+    }
+
+    /// The distinct secp256k1 points of the public-key objects that may belong to a private key:
+    /// those with its id and its label; if none, those with its id; if none, those with its label.
+    private func publicKeyCandidates(session: CK_SESSION_HANDLE, label: String, id: [UInt8]) throws(PKCS11Error)
+        -> [PublicKey]
+    {
+        var handles: [CK_OBJECT_HANDLE] = []
+        if !id.isEmpty, !label.isEmpty {
+            let template = AttributeTemplate().add(CK_ATTRIBUTE_TYPE(CKA_CLASS), ulong: CK_ULONG(CKO_PUBLIC_KEY))
+                .add(CK_ATTRIBUTE_TYPE(CKA_ID), bytes: id).add(CK_ATTRIBUTE_TYPE(CKA_LABEL), string: label)
+            handles = try module.findObjects(session: session, template)
+        }
+        if handles.isEmpty { handles = try publicKeyObjects(session: session, label: label, id: id) }
+        var points: [PublicKey] = []
+        for object in handles {
+            guard let point = try module.attribute(session: session, object: object, CK_ATTRIBUTE_TYPE(CKA_EC_POINT)),
+                let key = ECEncoding.parsePoint(point), !points.contains(key)
+            else { continue }
+            points.append(key)
+        }
+        return points
+    }
+
+    /// Which of several candidate public keys belongs to the private key `handle` (keys sharing a
+    /// label and id, made by other tools or by racing processes): the private key signs a fixed
+    /// digest and the candidate that verifies it is its own. `nil` when it cannot sign (not logged
+    /// in, not a signing key) or none verifies, so no other key's address is ever reported.
+    private func pairedPublicKey(
+        session: CK_SESSION_HANDLE, privateKey handle: CK_OBJECT_HANDLE, candidates: [PublicKey]
+    ) -> PublicKey? {
+        let digest = Keccak256.hash(utf8: "SignerKit: which public key is this private key's")
+        var mechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(CKM_ECDSA), pParameter: nil, ulParameterLen: 0)
+        guard module.functions.signInit(session, &mechanism, handle) == CKR_OK else { return nil }
+        var message = digest
+        var signature = [CK_BYTE](repeating: 0, count: 64)
+        var length = CK_ULONG(64)
+        let rv = message.withUnsafeMutableBytes { input in
+            signature.withUnsafeMutableBufferPointer { output in
+                module.functions.sign(
+                    session, input.baseAddress?.assumingMemoryBound(to: CK_BYTE.self), CK_ULONG(input.count),
+                    output.baseAddress, &length)
+            }
+        }
+        guard rv == CKR_OK, length == 64 else {
+            // An operation left active (CKR_BUFFER_TOO_SMALL) is ended by a zero-length C_Sign.
+            if rv == CKR_BUFFER_TOO_SMALL {
+                var none = CK_ULONG(0)
+                _ = module.functions.sign(session, nil, 0, nil, &none)
+            }
+            return nil
+        }
+        guard let r = Bytes32(signature[0..<32]), let raw = Bytes32(signature[32..<64]) else { return nil }
+        // libsecp256k1 verifies low-s signatures only; a token's s may be either.
+        let s = Secp256k1.normalize(r: r, s: raw).s
+        return candidates.first { Secp256k1.verify(prehash: digest, r: r, s: s, publicKey: $0) }
     }
 
     /// Public-key objects with `id` (when not empty) or else `label`.

@@ -29,7 +29,6 @@ enum KeyCommands {
         guard !path.isEmpty, path != "-" else {
             throw .invalidInput("--out: must be a file path (a key is never written to stdout)")
         }
-        try ProcessHardening.disableCoreDumps()
         let key = PrivateKey.generate()
         try KeyFile.write(key, to: path)
         context.printLine(key.address.checksummed)

@@ -68,7 +68,6 @@ enum KeystoreCommands {
         if let keyPath = options.value(SigningKeyOptions.keyFile.name) {
             key = try KeyFile.read(keyPath, allowInsecure: SecretFile.allowsInsecure(options))
         } else {
-            try ProcessHardening.disableCoreDumps()
             key = PrivateKey.generate()
         }
         // Claim the file first, so an existing one is refused before the slow key derivation.

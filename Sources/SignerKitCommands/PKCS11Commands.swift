@@ -13,7 +13,7 @@ enum PKCS11Commands {
             newline; a regular file of mode 0600 or stricter, not a symlink) or else $SIGNERKIT_PIN; never from
             arguments. A wrong PIN is not retried: it exits 65 naming CKR_PIN_INCORRECT (and says so when the PIN
             begins or ends with whitespace). Errors of a token that another process is writing (SoftHSM2's file
-            store) are retried a few times within about a second. keygen and import refuse a label or id that is
+            store) are retried a few times within about two seconds. keygen and import refuse a label or id that is
             already on the token, also when another process creates it at the same moment.
             To sign with a token key, give any signing command --pkcs11-module PATH --token-label L
             --key-label K (or --key-id HEX) and --pin-file F instead of --key-file.
@@ -73,9 +73,14 @@ enum PKCS11Commands {
         let label = try options.required(PKCS11Options.keyLabel.name, "(the new key's label)")
         let id = try PKCS11Options.keyID(options)
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
-        let token = try await session.open()
-        let info = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
-            try token.generateKeyPair(label: label, id: id)
+        // The token is opened inside the lock: the module then reads the token after the previous
+        // creator finished writing it (SoftHSM2 may keep showing a process an older object list).
+        let info = try await KeyCreationLock.withLock(module: session.modulePath, token: session.tokenLabel) {
+            () throws(CommandFailure) in
+            let token = try await session.open()
+            return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
+                try token.generateKeyPair(label: label, id: id)
+            }
         }
         context.printLine(try PKCS11Options.address(of: info))
         return .success
@@ -89,9 +94,14 @@ enum PKCS11Commands {
         let keyPath = try options.required(SigningKeyOptions.keyFile.name, "(the 0x-hex private key to import)")
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
         let key = try KeyFile.read(keyPath, allowInsecure: SecretFile.allowsInsecure(options))
-        let token = try await session.open()
-        let info = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
-            try token.importPrivateKey(key, label: label, id: id)
+        // The token is opened inside the lock: the module then reads the token after the previous
+        // creator finished writing it (SoftHSM2 may keep showing a process an older object list).
+        let info = try await KeyCreationLock.withLock(module: session.modulePath, token: session.tokenLabel) {
+            () throws(CommandFailure) in
+            let token = try await session.open()
+            return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
+                try token.importPrivateKey(key, label: label, id: id)
+            }
         }
         context.printLine(try PKCS11Options.address(of: info))
         return .success
@@ -224,7 +234,6 @@ enum PKCS11Options {
     /// The PIN: the whole of `--pin-file` without one trailing newline (a regular file of mode 0600
     /// or stricter, see ``SecretFile``), else `$SIGNERKIT_PIN` from the command's environment.
     static func pin(_ options: ParsedOptions, io: any CommandIO) throws(CommandFailure) -> PIN {
-        try ProcessHardening.disableCoreDumps()
         if let path = options.value(pinFile.name) {
             let (secret, whitespace) = try SecretFile.readLine(
                 path, what: "PIN", maximumSize: PINSource.maximumLength,

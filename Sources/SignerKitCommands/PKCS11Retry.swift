@@ -7,7 +7,7 @@ import Synchronization
 /// reads them while another rewrites them sees the token vanish (`no initialised token`), its info
 /// fail (`C_GetTokenInfo: CKR_GENERAL_ERROR`) or its PIN look uninitialised
 /// (`C_Login: CKR_USER_PIN_NOT_INITIALIZED`), for a few milliseconds. Such errors are retried
-/// ``transientAttempts`` times with growing pauses (about a second in all); nothing else is: a
+/// ``transientAttempts`` times with growing pauses (about two seconds in all); nothing else is: a
 /// wrong or locked PIN (`CKR_PIN_INCORRECT`, `CKR_PIN_LOCKED`) never is, so no PIN attempt is
 /// spent twice, and neither is a module that fails to load or initialise.
 extension PKCS11Options {
@@ -18,7 +18,7 @@ extension PKCS11Options {
     static let reinitializesModule = Atomic<Bool>(false)
 
     /// Attempts per operation (the first one included).
-    static let transientAttempts = 6
+    static let transientAttempts = 8
 
     /// Return codes a busy file-backed token gives transiently.
     static let transientCodes: Set<PKCS11ReturnCode> = [

@@ -27,7 +27,6 @@ enum PasswordOptions {
     /// - Throws: 65 `missing --password-file …` when neither is given, a file error
     ///   (`<path>: no such file`, `<path>: mode 0644 …`), or `<source>: the password is empty`.
     static func password(_ options: ParsedOptions, io: any CommandIO) throws(CommandFailure) -> SecureBytes {
-        try ProcessHardening.disableCoreDumps()
         if let path = options.value(passwordFile.name) {
             return try SecretFile.readLine(
                 path, what: "password", maximumSize: maximumFileSize, allowInsecure: SecretFile.allowsInsecure(options)

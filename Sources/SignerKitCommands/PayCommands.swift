@@ -163,9 +163,14 @@ enum PayCommands {
         return .none
     }
 
+    /// The most characters of a Pay error printed.
+    static let maximumErrorLength = 600
+
     /// The error's text, with a hint when an option needed a node and none was given.
     static func message(for error: PayError, hasNode: Bool) -> String {
-        let text = "\(error)"
+        var text = "\(error)"
+        // The text may quote what the server answered: keep the line bounded however long that was.
+        if text.count > maximumErrorLength { text = String(text.prefix(maximumErrorLength)) + "…" }
         guard !hasNode, text.contains("needs a node") else { return text }
         return text + " (pass --rpc-url)"
     }
@@ -259,7 +264,8 @@ private final class StepPrinter: Sendable {
         case .status(let status):
             var text = "status: \(Self.echo("\(status.status)"))"
             if let info = status.info {
-                text += " tx \(Self.echo("\(info.txId)")) (\(Self.echo("\(info.optionAmount)")))"
+                // A transaction hash is 64 hex digits: shown (bounded), not redacted.
+                text += " tx \(TextSafety.bounded("\(info.txId)")) (\(Self.echo("\(info.optionAmount)")))"
             }
             if !status.isFinal, let poll = status.pollInMs { text += " (poll in \(poll) ms)" }
             line(text)

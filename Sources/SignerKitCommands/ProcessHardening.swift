@@ -6,15 +6,18 @@
     import Darwin
 #endif
 
-/// Keeps secrets out of core dumps: every process that loads a key, password, PIN or API key calls
-/// ``disableCoreDumps()`` first.
+/// Keeps secrets out of core dumps: ``SignerKitCommandLine/main()`` calls ``disableCoreDumps()``
+/// before it parses any argument, so every `signerkit` process that loads a key, password, PIN or
+/// API key runs with core dumps off (and one that cannot turn them off exits 65 instead).
 ///
-/// It sets `RLIMIT_CORE` to 0 (soft and hard, so no child can raise it again) and, on Linux,
-/// `prctl(PR_SET_DUMPABLE, 0)`, which also stops core dumps through a `core_pattern` pipe (where the
-/// limit does not apply) and keeps other processes of the same user from attaching to this one or
-/// reading its memory through `/proc`. Both are idempotent and cheap; `signerkit` calls this once
-/// at start, and the key-loading paths call it again so the in-process entry point
-/// (``SignerKitCommandLine/run(_:io:)``) is covered as well.
+/// It sets `RLIMIT_CORE` to 0 (soft and hard, so nothing in the process can raise it again) and,
+/// on Linux, `prctl(PR_SET_DUMPABLE, 0)`, which also stops core dumps through a `core_pattern` pipe
+/// (where the limit does not apply) and keeps other processes of the same user from attaching to
+/// this one or reading its memory through `/proc`.
+///
+/// The in-process entry point (``SignerKitCommandLine/run(_:io:)``) leaves the host process alone:
+/// lowering a hard limit cannot be undone without `CAP_SYS_RESOURCE`, which is the host's decision
+/// (an application embedding SignerKit calls this itself if it wants the same).
 enum ProcessHardening {
     /// Disables core dumps for this process.
     ///
@@ -38,25 +41,7 @@ enum ProcessHardening {
         #endif
     }
 
-    /// Whether core dumps are off: `RLIMIT_CORE` is 0 and (on Linux) the process is not dumpable.
-    static var coreDumpsDisabled: Bool {
-        var limit = rlimit()
-        #if canImport(Glibc)
-            let resource = __rlimit_resource_t(RLIMIT_CORE.rawValue)
-        #else
-            let resource = RLIMIT_CORE
-        #endif
-        guard getrlimit(resource, &limit) == 0, limit.rlim_cur == 0, limit.rlim_max == 0 else { return false }
-        #if os(Linux)
-            return prctl(getDumpable, 0) == 0
-        #else
-            return true
-        #endif
-    }
-
     #if os(Linux)
-        /// `PR_GET_DUMPABLE` (linux/prctl.h).
-        static let getDumpable: Int32 = 3
         /// `PR_SET_DUMPABLE` (linux/prctl.h).
         static let setDumpable: Int32 = 4
 

@@ -65,12 +65,11 @@ enum SecretFile {
     }
 
     /// Reads the secret file at `path` into secure memory: up to `maximumSize + 1` bytes, so a
-    /// caller sees `length > maximumSize` for an oversized file. Disables core dumps first. The
+    /// caller sees `length > maximumSize` for an oversized file. The
     /// caller wipes `contents`.
     static func read(_ path: String, maximumSize: Int, allowInsecure: Bool) throws(CommandFailure) -> (
         contents: SecureBytes, length: Int
     ) {
-        try ProcessHardening.disableCoreDumps()
         let descriptor = try open(path, allowInsecure: allowInsecure)
         defer { close(descriptor) }
         return try FileAccess.readSecret(descriptor: descriptor, path: path, maximumSize: maximumSize)

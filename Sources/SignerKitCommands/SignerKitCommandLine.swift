@@ -7,10 +7,10 @@ public enum SignerKitCommandLine {
     /// Runs `signerkit` with the process's arguments and stdio, then exits with the status from
     /// ``run(_:io:)``.
     public static func main() -> Never {
-        // Before anything else: no core dump of this process may hold a key, password or PIN.
-        try? ProcessHardening.disableCoreDumps()
-        PKCS11Options.reinitializesModule.store(true, ordering: .relaxed)
         let io = StandardCommandIO()
+        // Before anything else: no core dump of this process may hold a key, password or PIN.
+        do { try ProcessHardening.disableCoreDumps() } catch { exit(report(error, io: io).rawValue) }
+        PKCS11Options.reinitializesModule.store(true, ordering: .relaxed)
         if let message = RawArguments.invalidUTF8Message(RawArguments.current) {
             exit(report(.invalidInput(message), io: io).rawValue)
         }

@@ -118,7 +118,6 @@ enum SigningKeyOptions {
 ///   (`<path>: wrong password: …`) or a PKCS#11 failure (`PKCS#11 C_Login: CKR_PIN_INCORRECT`).
 func loadSigningKey(_ options: ParsedOptions, io: any CommandIO) async throws(CommandFailure) -> any PrehashSigner {
     let source = try SigningKeyOptions.checkPresent(options)
-    try ProcessHardening.disableCoreDumps()
     switch source {
     case .keyFile(let path):
         return CLIKeySigner(key: try KeyFile.read(path, allowInsecure: SecretFile.allowsInsecure(options)))
@@ -208,7 +207,6 @@ enum KeyFile {
     /// Writes `key` to a new file at `path` (mode 0600, refusing to overwrite) as `0x…` and a
     /// newline, formatting the hex in secure memory.
     static func write(_ key: PrivateKey, to path: String) throws(CommandFailure) {
-        try ProcessHardening.disableCoreDumps()
         let descriptor = try FileAccess.createExclusive(path, mode: 0o600)
         let text = SecureBytes(count: 67) { (out: UnsafeMutableRawBufferPointer) in
             let digits = Array("0123456789abcdef".utf8)

@@ -32,6 +32,12 @@ enum TextSafety {
         return safe
     }
 
+    /// A value that may legitimately be 64 hex digits (a transaction hash from a server) as a step
+    /// shows it: at most ``EchoedText/limit`` characters, control characters escaped, not redacted.
+    static func bounded(_ value: some StringProtocol) -> String {
+        singleLine(value.count > EchoedText.limit ? String(value.prefix(EchoedText.limit)) + "…" : String(value))
+    }
+
     /// An untrusted value (an address, URL, link, account, method name, option id from a server) as
     /// it may appear in an error or a step line: hex runs of 64 or more digits redacted, at most 80
     /// characters, control characters escaped. Not quoted.

@@ -246,6 +246,36 @@ struct PKCS11InProcessTests {
             "CKR_PIN_INCORRECT")
     }
 
+    @Test("PIN files lose one trailing newline only; a refused PIN with surrounding whitespace says so")
+    func pinWhitespace() async throws {
+        let directory = try TemporaryDirectory()
+        // The right PIN with CR LF, or without any newline, logs in (on the main token).
+        for (name, contents) in [("crlf", CLIHSM.pin + "\r\n"), ("bare", CLIHSM.pin)] {
+            let file = try directory.write(name, contents)
+            let result = await run(["pkcs11", "list"] + store.tokenArguments(pinFile: file))
+            #expect(result.status == 0, "\(name): \(result)")
+        }
+        // On the login token (never logged in): a space around the PIN is part of it, and the error says so.
+        for (name, contents) in [
+            ("trailing-space", CLIHSM.pin + " \n"), ("leading-space", " " + CLIHSM.pin),
+            ("two-newlines", CLIHSM.pin + "\n\n"),
+        ] {
+            let file = try directory.write(name, contents)
+            expectInvalid(
+                await run(["pkcs11", "list"] + store.tokenArguments(CLIHSM.Label.login, pinFile: file)),
+                "C_Login: CKR_PIN_INCORRECT", "begins or ends with whitespace", "only one trailing newline is dropped")
+        }
+        let plain = try directory.write("wrong", "wrong-pin\n")
+        let result = await run(["pkcs11", "list"] + store.tokenArguments(CLIHSM.Label.login, pinFile: plain))
+        expectInvalid(result, "C_Login: CKR_PIN_INCORRECT")
+        #expect(!result.stderr.contains("whitespace"))
+        expectInvalid(
+            await run(
+                ["pkcs11", "list", "--token-label", CLIHSM.Label.login],
+                environment: ["SIGNERKIT_PIN": CLIHSM.pin + " "]),
+            "CKR_PIN_INCORRECT", "the PIN from $SIGNERKIT_PIN begins or ends with whitespace")
+    }
+
     @Test(
         "a key on another curve is refused: secp256k1 is required",
         .enabled(if: CLIHSM.executable("pkcs11-tool") != nil))

@@ -1,3 +1,5 @@
+import EthereumPrimitives
+
 /// Why a callback URL is not a well-formed Waypoint response.
 public enum CallbackParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Not a URL with a scheme and a query (the text says what is wrong).
@@ -28,9 +30,10 @@ public enum CallbackParseError: Error, Sendable, Hashable, CustomStringConvertib
         }
     }
 
+    /// The untrusted value quoted: abbreviated, with runs of 64+ hex digits (a pasted key) redacted
+    /// before the cut (``EchoedText/abbreviated(_:)``).
     static func shown(_ text: String) -> String {
-        let cut = text.count > 40 ? String(text.prefix(40)) + "…" : text
-        return cut.debugDescription
+        EchoedText.abbreviated(text).debugDescription
     }
 }
 
