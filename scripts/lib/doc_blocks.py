@@ -17,8 +17,11 @@ line.
 
 Usage:
     doc_blocks.py split OUTDIR FILE...        write OUTDIR/NNN-<file>-<line>.swift per unit; print the paths
-    doc_blocks.py find FILE TEXT              print the first unit of FILE containing TEXT (no
-                                              #sourceLocation lines); exit 1 when there is none
+    doc_blocks.py find [--without-given] FILE TEXT
+                                              print the first unit of FILE containing TEXT (no
+                                              #sourceLocation lines; without its `given` code when
+                                              asked, for a caller that supplies real inputs); exit 1
+                                              when there is none
 """
 
 import os
@@ -106,11 +109,11 @@ def units(path):
     return result
 
 
-def source(unit, locations=True):
+def source(unit, locations=True, given=True):
     out = [f"// doc-block: {os.path.relpath(unit[0].path)}:{unit[0].line - 1}"] if locations else []
     absolute = os.path.abspath(unit[0].path)
     for block in unit:
-        for line, text in block.given:
+        for line, text in block.given if given else []:
             if locations:
                 out.append(f'#sourceLocation(file: "{absolute}", line: {line})')
             out.append(text)
@@ -136,13 +139,15 @@ def main(argv):
                     handle.write(source(unit))
                 print(target)
         return 0
-    if len(argv) == 4 and argv[1] == "find":
-        for unit in units(argv[2]):
-            text = source(unit, locations=False)
-            if argv[3] in text:
-                sys.stdout.write(text)
+    if len(argv) >= 4 and argv[1] == "find":
+        with_given = argv[2] != "--without-given"
+        path, text = argv[2:4] if with_given else argv[3:5]
+        for unit in units(path):
+            code = source(unit, locations=False, given=with_given)
+            if text in code:
+                sys.stdout.write(code)
                 return 0
-        print(f"doc_blocks.py: no ```swift block in {argv[2]} contains {argv[3]!r}", file=sys.stderr)
+        print(f"doc_blocks.py: no ```swift block in {path} contains {text!r}", file=sys.stderr)
         return 1
     print(__doc__, file=sys.stderr)
     return 2
