@@ -10,7 +10,7 @@ import Testing
             "negative": -42,
             "ok": true,
             "no": false,
-            "nothing": nil,
+            "nothing": .null,
             "list": [1, "two", [3], [:], []],
             "nested": ["inner": ["deep": 0]],
         ]
@@ -57,7 +57,10 @@ import Testing
         #expect(object["a"] == 2)
     }
 
-    @Test func nilInAnOptionalPositionIsAbsentNotNull() {
+    @Test func nilInAnOptionalPositionStaysAbsent() {
+        // Not ExpressibleByNilLiteral, so `nil` only ever means Optional.none: a null filter keeps working.
+        let values: [JSONValue?] = [.null, nil, 1]
+        #expect(values.map { $0.flatMap { $0 == .null ? nil : $0 } } == [nil, nil, 1])
         var object: JSONObject = ["memo": "x"]
         object["memo"] = nil
         #expect(object.count == 0)

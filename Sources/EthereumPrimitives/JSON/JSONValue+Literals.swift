@@ -1,16 +1,15 @@
 // Literals for JSON values, so documents can be written in Swift:
 //
-//     let message: JSONValue = ["owner": "0x…", "amount": 1_000_000_000_000_000_000_000, "tags": ["a"], "memo": nil]
+//     let message: JSONValue = ["owner": "0x…", "amount": 1_000_000_000_000_000_000_000, "tags": ["a"], "memo": .null]
 //
 // Integer literals of any size keep their exact decimal text; there is no floating-point literal (a
-// `Double` would not keep the text you typed: write `.number("1.5")`). Note that `nil` written where a
-// `JSONValue?` is expected means "absent" (Swift's `Optional.none`), not JSON `null`: write `.null` there,
-// e.g. `object["memo"] = .null` (assigning `nil` removes the member).
-
-extension JSONValue: ExpressibleByNilLiteral {
-    /// `null`.
-    public init(nilLiteral: ()) { self = .null }
-}
+// `Double` would not keep the text you typed: write `.number("1.5")`).
+//
+// JSON `null` is `.null`, not `nil`: `JSONValue` is deliberately not `ExpressibleByNilLiteral`. With it,
+// every `nil` the compiler can read as either `Optional.none` or `JSONValue.null` picks one silently,
+// and existing code changes meaning without an error — `json.flatMap { $0 == .null ? nil : $0 }`
+// stops filtering nulls out (it did in WalletConnectPay). Swift's documentation discourages the
+// conformance for exactly this reason.
 
 extension JSONValue: ExpressibleByBooleanLiteral {
     /// `true` or `false`.
