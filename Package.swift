@@ -21,7 +21,6 @@ let package = Package(
         .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
         .library(name: "WalletConnectPay", targets: ["WalletConnectPay"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
-        .executable(name: "SignerKitBenchmarks", targets: ["SignerKitBenchmarks"]),
         .plugin(name: "BenchmarkPlugin", targets: ["BenchmarkPlugin"]),
     ],
     targets: [
@@ -50,10 +49,9 @@ let package = Package(
         // Fixed-argument wrappers over the variadic gcry_control.
         .target(name: "CGcryptShim", dependencies: ["CGcrypt"]),
         // MARK: project C code (hot path)
-        .target(
-            name: "CKeccak",
-            cSettings: [.unsafeFlags(["-O3"])]
-        ),
+        // No unsafe flags in any target a product depends on (SwiftPM refuses them in a dependency);
+        // release builds optimise C targets already.
+        .target(name: "CKeccak"),
         // MARK: Swift layers
         // Shared helpers with `package` access: POSIX I/O with EINTR, memory wiping, percent-encoding, durations.
         .target(

@@ -14,5 +14,7 @@ if grep -E "^/.*(Sources|Tests|Benchmarks|Plugins)/.*warning:" .build/test-build
     exit 1
 fi
 if [[ -x "$root/scripts/compile-fail-check.sh" ]]; then "$root/scripts/compile-fail-check.sh"; fi
+"$root/scripts/doc-blocks-check.sh" --skip-build
+"$root/scripts/consumer-check.sh"  # SignerKit by version, as a new user adds it (incremental after the first run)
 # A hung test must fail the run, not stall CI: 25 minutes is ten times what the suite needs.
 timeout --signal=KILL 1500 swift test --skip-build

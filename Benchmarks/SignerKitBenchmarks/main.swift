@@ -13,7 +13,8 @@
 //      of the table (baselines are always measured before the cases compared against them).
 //   3. Optionally compare against another case: `baseline: KeccakCase.referencePermutation,
 //      unitsPerIteration: 17` reports median / (17 × median(baseline)), i.e. "N× its 17 permutations".
-//      Every case also gets a "perm-eq" column: its median in units of the C reference permutation.
+//      Cases compared against the C reference permutation (Keccak-based work) also get a "perm-eq" column:
+//      their median in units of the reference's median.
 //   4. Correctness checks that must pass before anything is timed are `SelfCheck`s: `allSelfChecks.append(…)`.
 //   Fixtures: put files in Benchmarks/SignerKitBenchmarks/Fixtures/ and load them with
 //   `Bundle.module.url(forResource:withExtension:subdirectory: "Fixtures")` when building the cases

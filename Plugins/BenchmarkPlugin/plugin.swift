@@ -3,8 +3,9 @@ import PackagePlugin
 
 /// `swift package --allow-writing-to-package-directory benchmark [options]`
 ///
-/// Builds the `SignerKitBenchmarks` product in release mode, runs it with its output streamed to the
-/// console, and has it write the results as JSON to `.benchmarks/results.json` in the package directory.
+/// Builds the `SignerKitBenchmarks` executable (the root package's implicit product: it is not declared
+/// in `products`, so no package depending on SignerKit sees it) in release mode, runs it with its output
+/// streamed to the console, and has it write the results as JSON to `.benchmarks/results.json` in the package directory.
 /// Every argument after `benchmark` is forwarded to the executable (`--filter SUBSTRING`, `--quick`,
 /// `--list`, `--json PATH` to write somewhere else; relative paths are relative to the package directory).
 @main

@@ -4,7 +4,8 @@
 /// - Parameters:
 ///   - benchmarks: every registered case, in display order.
 ///   - selfChecks: correctness checks run before timing; any failure aborts the run.
-///   - referenceCase: the case every row is expressed in units of (the "perm-eq" column); always measured.
+///   - referenceCase: the case Keccak-based rows are expressed in units of (the "perm-eq" column: the
+///     reference and the cases whose baseline it is); always measured.
 ///   - arguments: command-line arguments without the executable name.
 /// - Returns: the process exit status.
 func runBenchmarks(
@@ -107,7 +108,12 @@ func runBenchmarks(
     for (benchmark, result) in zip(order, measured) {
         let measurement = result.measurement
         let ratio = result.pairedBaseline.map { measurement.ratio(to: $0, units: benchmark.unitsPerIteration) }
-        let equivalents = referenceMeasurement.map { measurement.medianNanoseconds / $0.medianNanoseconds }
+        // perm-eq means something only for work made of Keccak permutations: the reference itself and
+        // the cases compared against it (a signature in permutations is a meaningless number).
+        let keccakBased =
+            benchmark.name == referenceCase || (referenceCase != nil && benchmark.baseline == referenceCase)
+        let equivalents =
+            keccakBased ? referenceMeasurement.map { measurement.medianNanoseconds / $0.medianNanoseconds } : nil
         let result = BenchmarkResult(
             name: benchmark.name, group: benchmark.group, measurement: measurement, baseline: benchmark.baseline,
             multiplier: benchmark.unitsPerIteration, ratio: ratio, referenceEquivalents: equivalents)
@@ -116,12 +122,21 @@ func runBenchmarks(
     }
     Console.out()
     if let referenceCase {
-        Console.out("perm-eq: median in units of the median of one '\(referenceCase)'.")
+        Console.out(
+            "perm-eq: median in units of the median of one '\(referenceCase)' (Keccak-based cases only).")
     }
     if settings.rounds > 1 {
         Console.out(
-            "ratio: median over the \(settings.rounds) rounds of (case ÷ baseline), each from the medians of the case "
-                + "and of the baseline sampled just before it; median and min: over all the case's samples.")
+            "time ratio: the case's time ÷ its baseline's (below 1× is faster), the median over the \(settings.rounds) "
+                + "rounds of the ratio of the case's and the baseline's medians sampled one after the other; median "
+                + "and min: over all the case's samples.")
+    } else {
+        Console.out("time ratio: the case's time ÷ its baseline's (below 1× is faster).")
+    }
+    if options.quick {
+        Console.out(
+            "quick run: \(settings.rounds) short rounds per case, so these ratios are indicative only; "
+                + "run without --quick for figures to compare or quote.")
     }
 
     if let jsonPath = options.jsonPath {

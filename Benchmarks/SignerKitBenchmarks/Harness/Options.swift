@@ -16,7 +16,8 @@ struct BenchmarkOptions {
 
           --filter SUBSTRING  run only cases whose name or group contains SUBSTRING (case-insensitive);
                               repeatable. Baselines of selected cases are measured too.
-          --quick             short run (for CI / smoke tests): ~0.03 s per case instead of ~0.3 s
+          --quick             short run (for CI / smoke tests): ~0.03 s per case instead of ~0.3 s;
+                              its ratios are indicative only
           --json PATH         also write the results as JSON to PATH (directories are created)
           --list              list the registered cases and exit
           --help              show this help

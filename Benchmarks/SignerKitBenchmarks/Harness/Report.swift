@@ -14,7 +14,8 @@ struct BenchmarkResult {
     let multiplier: Double
     /// `median / (multiplier × median(baseline))`, if the baseline was measured.
     let ratio: Double?
-    /// `median / median(reference)`, if the reference case was measured.
+    /// `median / median(reference)` for Keccak-based cases (the reference and the cases compared against
+    /// it), if the reference case was measured; `nil` for every other case.
     let referenceEquivalents: Double?
 }
 
@@ -79,6 +80,8 @@ struct TablePrinter {
     private static let iterationsWidth = 13
     private static let samplesWidth = 7
     private static let equivalentsWidth = 8
+    /// The ratio column's title: a ratio of times, so a newcomer reads 0.5× as "twice as fast".
+    static let ratioHeader = "time ratio (lower is faster)"
 
     /// Sizes the columns for the cases that will be printed.
     init(cases: [Benchmark], referenceName: String?) {
@@ -86,7 +89,7 @@ struct TablePrinter {
         nameWidth = max(4, cases.map(\.name.count).max() ?? 0)
         // Widest ratio cell, assuming ratios below 1000×.
         ratioWidth = max(
-            5,
+            Self.ratioHeader.count,
             cases.map {
                 TableFormat.ratioCell(ratio: 999.99, baseline: $0.baseline, multiplier: $0.unitsPerIteration).count
             }
@@ -101,7 +104,7 @@ struct TablePrinter {
             TableFormat.padLeft("min", Self.timeWidth),
             TableFormat.padLeft("iterations", Self.iterationsWidth),
             TableFormat.padLeft("samples", Self.samplesWidth),
-            TableFormat.padRight("ratio", ratioWidth),
+            TableFormat.padRight(Self.ratioHeader, ratioWidth),
             TableFormat.padLeft("perm-eq", Self.equivalentsWidth),
         ]
         let line = columns.joined(separator: "  ")

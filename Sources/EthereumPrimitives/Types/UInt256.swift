@@ -1,6 +1,8 @@
 /// An unsigned 256-bit integer: ABI words, wei amounts, chain ids past 2^64.
 ///
-/// Four 64-bit limbs, least significant first. Only the arithmetic Ethereum encoding needs.
+/// Four 64-bit limbs, least significant first. Literals may use all 256 bits
+/// (`let wei: UInt256 = 1_000_000_000_000_000_000_000`); `+ - * / %` trap on overflow and division by
+/// zero like the standard library's integers, and `addingReportingOverflow(_:)` and its siblings report it.
 public struct UInt256: Sendable, Hashable, Comparable {
     /// Limbs, least significant first.
     public var limbs: (UInt64, UInt64, UInt64, UInt64)
@@ -77,34 +79,6 @@ public struct UInt256: Sendable, Hashable, Comparable {
             carry = hi &+ (overflow ? 1 : 0)
         }
         return carry == 0 ? result : nil
-    }
-
-    /// Adds, or returns `nil` on overflow.
-    public func adding(_ other: UInt256) -> UInt256? {
-        var result = UInt256.zero
-        var carry: UInt64 = 0
-        for i in 0..<4 {
-            let (s1, o1) = self[limb: i].addingReportingOverflow(other[limb: i])
-            let (s2, o2) = s1.addingReportingOverflow(carry)
-            result[limb: i] = s2
-            carry = (o1 ? 1 : 0) + (o2 ? 1 : 0)
-        }
-        return carry == 0 ? result : nil
-    }
-
-    /// Multiplies, or returns `nil` on overflow.
-    public func multiplied(by other: UInt256) -> UInt256? {
-        var acc = UInt256.zero
-        for i in 0..<4 where other[limb: i] != 0 {
-            guard var partial = multipliedAdding(other[limb: i], 0) else { return nil }
-            for _ in 0..<i {
-                guard partial.limbs.3 == 0 else { return nil }
-                partial.limbs = (0, partial.limbs.0, partial.limbs.1, partial.limbs.2)
-            }
-            guard let sum = acc.adding(partial) else { return nil }
-            acc = sum
-        }
-        return acc
     }
 
     /// Two's complement negation modulo 2^256.
@@ -199,9 +173,4 @@ public struct UInt256: Sendable, Hashable, Comparable {
 extension UInt256: CustomStringConvertible {
     /// Decimal digits.
     public var description: String { decimalString }
-}
-
-extension UInt256: ExpressibleByIntegerLiteral {
-    /// Builds from a non-negative literal.
-    public init(integerLiteral value: UInt64) { self.init(value) }
 }
