@@ -19,14 +19,20 @@ struct SupportTests {
 
     @Test("POSIXIO: every byte written arrives; fill stops at the end of the file; errors carry errno")
     func posixIO() throws {
-        let (reader, writer) = try Self.pipeEnds()
-        defer { close(reader) }
+        // A file, not a pipe: 200 KB is more than a pipe holds without a reader.
+        var template = Array("/tmp/signerkit-posixio-XXXXXX".utf8CString)
+        let file = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
+        try #require(file >= 0)
+        defer {
+            close(file)
+            template.withUnsafeBufferPointer { buffer in _ = buffer.baseAddress.map { unlink($0) } }
+        }
         let payload = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let writing = payload.withUnsafeBytes { POSIXIO.writeAll($0, to: writer) }
+        let writing = payload.withUnsafeBytes { POSIXIO.writeAll($0, to: file) }
         #expect(throws: Never.self) { try writing.get() }
-        close(writer)
-        #expect(try POSIXIO.readToEnd(reader).get() == payload)
-        #expect(try POSIXIO.readToEnd(reader).get() == [])
+        #expect(lseek(file, 0, SEEK_SET) == 0)
+        #expect(try POSIXIO.readToEnd(file).get() == payload)
+        #expect(try POSIXIO.readToEnd(file).get() == [])
 
         let (second, secondWriter) = try Self.pipeEnds()
         defer { close(second) }
