@@ -292,13 +292,14 @@ struct HostileInputTests {
             return process
         }
         // Control: an ordinary process of that user is dumpable, so its status file is its own.
-        let control = try start(["/bin/sleep", "30"], stdout: try directory.write("control.out", ""))
+        let control = try start(["/bin/sleep", "300"], stdout: try directory.write("control.out", ""))
         defer { kill(control.processIdentifier, SIGKILL) }
         let outPath = try directory.write("stdout", "")
         let signer = try start(
-            [url.path, "waypoint", "simulate-wallet", "--key-file", key, "--exit-after", "60"], stdout: outPath)
+            [url.path, "waypoint", "simulate-wallet", "--key-file", key, "--exit-after", "300"], stdout: outPath)
         defer { kill(signer.processIdentifier, SIGKILL) }
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        // Generous: under a loaded full run the child can take long to start; the control outlives the wait.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(120))
         while ContinuousClock.now < deadline,
             !((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").contains("listening")
         {
@@ -419,7 +420,8 @@ struct HostileProcessTests {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         try process.run()
         defer { kill(process.processIdentifier, SIGKILL) }
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        // Generous: under a loaded full run the child can take long to start; the control outlives the wait.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(120))
         while ContinuousClock.now < deadline,
             !((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").contains("listening")
         {
