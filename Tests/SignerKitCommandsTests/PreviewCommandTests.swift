@@ -90,6 +90,8 @@ struct PreviewCommandTests {
         #expect(array[0]["token"]?.stringValue == Self.usdc)
         #expect(array[0]["amount"]?.stringValue == Self.max)
         #expect(array[0]["spender"]?.stringValue == (try Address(Self.stranger)).checksummed)
+        #expect(array[0]["deadline"] == .null)
+        #expect(array[0]["amountFormatted"]?.stringValue == "unlimited USDC")
         #expect(array[0]["warnings"] == .array([.string("unlimited-amount"), .string("far-deadline")]))
         #expect(array[1]["kind"]?.stringValue == "erc20-transfer")
         #expect(array[1]["amount"]?.stringValue == "2500000")

@@ -65,13 +65,21 @@ public struct SigningPreview: Sendable, Hashable {
     /// Whether the preview decoded the intent, or a descriptor rendered it.
     public var isRecognized: Bool { kind.isRecognized || descriptorIntent != nil }
 
-    /// The deadline as an ISO 8601 UTC date (`2026-12-02T03:30:00Z`); deadlines past year 9999 are shown
-    /// as `+<seconds>s` since they fit no date.
-    public var deadlineText: String? { deadline.map(Self.utcDate) }
+    /// The deadline as an ISO 8601 UTC date (`2026-12-02T03:30:00Z`), or `nil` when there is none or it is
+    /// beyond year 9999 (no ISO 8601 date; `far-deadline` flags it and ``deadline`` keeps the seconds).
+    public var deadlineText: String? { deadline.flatMap(Self.isoDate) }
 
-    /// `seconds` since 1970 as ISO 8601 UTC, or `unix:<seconds>` when it is beyond year 9999.
+    /// `seconds` since 1970 as ISO 8601 UTC, or `nil` beyond 9999-12-31T23:59:59Z.
+    public static func isoDate(_ seconds: UInt256) -> String? {
+        guard let value = seconds.uint64, value <= 253_402_300_799 else { return nil }
+        return utcDate(seconds)
+    }
+
+    /// `seconds` since 1970 as ISO 8601 UTC, or `after 9999-12-31 (unix <seconds>)` when it is beyond year 9999.
     public static func utcDate(_ seconds: UInt256) -> String {
-        guard let value = seconds.uint64, value <= 253_402_300_799 else { return "unix:\(seconds.decimalString)" }
+        guard let value = seconds.uint64, value <= 253_402_300_799 else {
+            return "after 9999-12-31 (unix \(seconds.decimalString))"
+        }
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.formatOptions = [.withInternetDateTime]
@@ -94,8 +102,8 @@ public struct SigningPreview: Sendable, Hashable {
         if let owner, owner != account { parts.append("owner \(owner.checksummed)") }
         if let contract, kind != .nativeTransfer { parts.append("contract \(contract.checksummed)") }
         if let selector { parts.append("selector \(Hex.encode(selector))") }
-        if let deadlineText { parts.append("until \(deadlineText)") }
-        if let message { parts.append("message \"\(message)\"") }
+        if let deadline { parts.append("until \(Self.utcDate(deadline))") }
+        if let message { parts.append("text \"\(message)\"") }
         for field in fields.prefix(8) { parts.append("\(field.label)=\(field.value)") }
         if fields.count > 8 { parts.append("… \(fields.count - 8) more fields") }
         if !parts.isEmpty { text += " " + parts.joined(separator: ", ") }
@@ -130,6 +138,7 @@ public struct SigningPreview: Sendable, Hashable {
         if let selector { object["selector"] = .string(Hex.encode(selector)) }
         if !nativeValue.isZero { object["value"] = .string(nativeValue.decimalString) }
         object["deadline"] = deadlineText.map(JSONValue.string) ?? .null
+        if let deadline { object["deadlineSeconds"] = .string(deadline.decimalString) }
         if let validAfter { object["validAfter"] = .string(Self.utcDate(validAfter)) }
         if let message { object["message"] = .string(message) }
         if let descriptorIntent { object["intent"] = .string(descriptorIntent) }

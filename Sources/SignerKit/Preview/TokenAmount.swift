@@ -17,7 +17,11 @@ public struct TokenAmount: Sendable, Hashable {
     }
 
     /// The formatted amount, or `<base units> of <token>`.
-    public var display: String { formatted ?? "\(amount.decimalString) (base units) of \(token.checksummed)" }
+    public var display: String {
+        if let formatted { return formatted }
+        let size = SigningPreviewer.isUnlimited(amount) ? "unlimited" : amount.decimalString + " (base units)"
+        return "\(size) of \(token.checksummed)"
+    }
 }
 
 /// A labelled value of a preview: a typed-data field, a SIWE field or a field rendered by an ERC-7730

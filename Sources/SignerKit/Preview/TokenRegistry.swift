@@ -60,6 +60,13 @@ public struct TokenRegistry: Sendable {
         return tokens[Key(chain: id, address: address)]
     }
 
+    /// `1.500000 USDC`, or `unlimited USDC` for an unlimited amount (see ``SigningPreviewer/isUnlimited(_:)``),
+    /// when the token is known; else `nil`.
+    public func format(_ amount: UInt256, chainId: UInt256, token address: Address) -> String? {
+        guard let known = token(chainId: chainId, address: address) else { return nil }
+        return SigningPreviewer.isUnlimited(amount) ? "unlimited \(known.symbol)" : known.format(amount)
+    }
+
     /// Every known token.
     public var all: [KnownToken] { Array(tokens.values) }
 

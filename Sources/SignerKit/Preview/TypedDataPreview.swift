@@ -17,7 +17,7 @@ enum TypedDataPreview {
         preview.contract = verifyingContract
         func amount(_ value: UInt256, _ token: Address) -> TokenAmount {
             TokenAmount(
-                token: token, amount: value, formatted: tokens.token(chainId: chainId, address: token)?.format(value))
+                token: token, amount: value, formatted: tokens.format(value, chainId: chainId, token: token))
         }
         let primary = typedData.primaryType
         switch primary {

@@ -118,7 +118,11 @@ struct PreviewTests {
         #expect(hostile.token == P.usdcBase)
         #expect(hostile.spender == P.stranger)
         #expect(hostile.warnings == [.unlimitedAmount, .farDeadline])
-        #expect(hostile.deadlineText?.hasPrefix("unix:") == true)
+        #expect(hostile.deadlineText == nil, "beyond year 9999: no ISO 8601 date")
+        #expect(hostile.json["deadline"] == .null)
+        #expect(hostile.json["deadlineSeconds"]?.stringValue == UInt256.max.decimalString)
+        #expect(hostile.tokens.first?.formatted == "unlimited USDC")
+        #expect(hostile.line.contains("until after 9999-12-31 (unix \(UInt256.max.decimalString))"))
         let fair = try preview(
             P.signTypedData(
                 account,
