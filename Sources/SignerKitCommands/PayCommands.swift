@@ -143,6 +143,10 @@ enum PayCommands {
         } catch {
             let failure = CommandFailure.invalidInput(message(for: error, hasNode: !nodes.isEmpty))
             guard case .signing(let dispatchError) = error else { throw failure }
+            // A policy refusal is one `error: action[i] (method): refused by policy …` line, as for `sign`.
+            if case .policyViolation = dispatchError.kind, dispatchError.broadcast.isEmpty {
+                throw CommandFailure.invalidInput(dispatchError.description)
+            }
             throw failure.noting(TransactionSafetyOptions.broadcastNotes(dispatchError))
         }
         context.printLine("accounts: " + PayAccounts.wire(accounts).joined(separator: ", "))

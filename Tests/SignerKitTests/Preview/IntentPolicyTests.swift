@@ -170,6 +170,27 @@ struct IntentPolicyTests {
         ) {
             policies
         }
+        // The complete example of docs/DISPATCHER.md ("Policy files"), copied here.
+        let documented = """
+            {
+              "allowedChains": ["eip155:8453", "eip155:10"],
+              "allowedMethods": ["eth_signTypedData_v4", "personal_sign", "eth_sendTransaction"],
+              "nativeValueCap": "10000000000000000",
+              "feeCap": { "maxFeePerGas": "100000000000", "maxPriorityFeePerGas": "2000000000", "maxTotalFee": "5000000000000000" },
+              "gasLimitCap": "500000",
+              "tokenSpendCap": [
+                { "chainId": "eip155:8453", "token": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "maximum": "50000000" },
+                { "chainId": "eip155:10", "token": "0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85", "maximum": "50000000" }
+              ],
+              "refuseUncappedTokens": true,
+              "noUnlimitedApprovals": true,
+              "allowedSpenders": ["0x000000000022D473030F116dDEE9F6B43aC78BA3"],
+              "allowedRecipients": ["0x00000000000000000000000000000000c0ffee00"],
+              "maxValiditySeconds": "3600",
+              "requireRecognized": { "allow": ["siwe"] }
+            }
+            """
+        #expect(try PolicyFile.policies(jsonText: documented).count == 11)
         let bad: [(String, String)] = [
             (#"{"allowedChainz":[]}"#, "policy file allowedChainz: unknown policy"),
             (#"{"allowedChains":["bitcoin"]}"#, "policy file allowedChains[0]:"),
