@@ -18,7 +18,8 @@ import SignerKit
 /// the first option with `build` actions whose account has a signer. The committal `POST …/fetch` then
 /// happens once, for that option, and its actions must be completable too (no fallback afterwards).
 /// Skipped options are reported with the reason. Before signing, the local expiry guard refuses a
-/// payment or option that expires within ``PayClientConfiguration/expiryMargin``; a `quote_expired`
+/// payment or option that expires within ``PayClientConfiguration/expiryMargin``, and ``optionCheck``
+/// refuses an option whose actions do more than it shows (reported as a skip during selection); a `quote_expired`
 /// answer to `confirm` gets one automatic re-quote (fresh options for that option, new signatures).
 public struct PayFlow: Sendable {
     /// One observable step.
