@@ -45,8 +45,7 @@ extension RpcDispatcher {
     /// transaction to be mined; every result verified; results by index. Marks the batch's journal entries
     /// as reported once every slot is filled.
     func execute(
-        _ prepared: [(ResolvedRequest, any WalletRpcSigner)], idempotencyKey: String?,
-        deadline: ContinuousClock.Instant?
+        _ prepared: [(ResolvedRequest, any WalletRpcSigner)], idempotencyKey: String?, deadline: ContinuousClock.Instant?
     ) async throws(DispatchError) -> [ActionResult] {
         var jobs = prepared
         let plan = try BatchPlan(jobs.map(\.0), ordersDependentActions: configuration.ordersDependentActions)
@@ -191,8 +190,7 @@ struct BatchRun: Sendable {
                 batch.noteBroadcast(entry.hash, at: index)
                 batch.noteNonce(entry.nonce, in: NonceLane(account: entry.account, chain: entry.chain))
                 do throws(TransactionBroadcaster.KindFailure) {
-                    return .transactionHash(
-                        try await TransactionBroadcaster.replay(entry, journal: journal, node: node))
+                    return .transactionHash(try await TransactionBroadcaster.replay(entry, journal: journal, node: node))
                 } catch {
                     throw ActionFailure(index: index, kind: error.kind)
                 }

@@ -97,8 +97,7 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case .backend(let error): text = "\(error)"
         case .verificationFailed(let reason): text = "result refused: \(reason)"
         case .transactionReverted(let hash): text = "transaction \(hash) reverted (receipt status 0)"
-        case .transactionNotMined(let hash):
-            text = "transaction \(hash) was not mined (dropped, or the deadline passed)"
+        case .transactionNotMined(let hash): text = "transaction \(hash) was not mined (dropped, or the deadline passed)"
         case .incompleteTransaction(let missing, let chain):
             text =
                 "transaction is missing \(missing.joined(separator: ", ")) and no Ethereum node is configured for \(chain) to fill it"
