@@ -28,6 +28,7 @@ public struct ClearSigningRegistry: Sendable {
 
     /// Renders typed data with the first matching `eip712` descriptor.
     public func render(typedData: TypedData, chainId: UInt256, tokens: TokenRegistry) -> ClearSigningRendering? {
+        guard !descriptors.isEmpty else { return nil }
         let domain = typedData.domain.value
         guard let contract = domain["verifyingContract"]?.stringValue.flatMap({ try? Address($0) }) else { return nil }
         let types = typedData.types.value
@@ -57,6 +58,7 @@ public struct ClearSigningRegistry: Sendable {
     public func render(
         calldata: [UInt8], to: Address, value: UInt256, from: Address, chainId: UInt256, tokens: TokenRegistry
     ) -> ClearSigningRendering? {
+        guard !descriptors.isEmpty else { return nil }
         for descriptor in descriptors {
             guard case .contract(let deployments) = descriptor.context,
                 deployments.contains(where: { $0.chainId == chainId && $0.address == to })

@@ -10,16 +10,20 @@ enum TypedDataPreview {
     {
         var preview = base
         preview.kind = .typedData
+        let verifyingContract = typedData.domain["verifyingContract"]?.stringValue.flatMap { try? Address($0) }
+        preview.contract = verifyingContract
+        let primary = typedData.primaryType
+        // Other typed data (the common case of large documents) is walked in place, never materialised.
+        guard recognisedPrimaryTypes.contains(primary) else {
+            preview.fields = FieldTree.fields(of: typedData.message, prefix: primary)
+            return preview
+        }
         let types = typedData.types.value
         let message = typedData.message.value
-        let domain = typedData.domain.value
-        let verifyingContract = domain["verifyingContract"]?.stringValue.flatMap { try? Address($0) }
-        preview.contract = verifyingContract
         func amount(_ value: UInt256, _ token: Address) -> TokenAmount {
             TokenAmount(
                 token: token, amount: value, formatted: tokens.format(value, chainId: chainId, token: token))
         }
-        let primary = typedData.primaryType
         switch primary {
         case "Permit" where Shapes.matches(primary, Shapes.permit, in: types):
             guard let token = verifyingContract, let value = uint(message["value"]) else { break }
@@ -86,8 +90,8 @@ enum TypedDataPreview {
             preview.spender = address(message["spender"])
             preview.tokens = amounts
             preview.deadline = uint(message["deadline"])
-            if witness, let last = fields.last {
-                preview.fields = FieldTree.fields(of: message[last.name] ?? .null, prefix: last.name)
+            if witness, let last = fields.last, let node = typedData.message[last.name] {
+                preview.fields = FieldTree.fields(of: node, prefix: last.name)
             }
         case "TransferWithAuthorization" where Shapes.matches(primary, Shapes.authorization, in: types),
             "ReceiveWithAuthorization" where Shapes.matches(primary, Shapes.authorization, in: types):
@@ -103,12 +107,16 @@ enum TypedDataPreview {
             preview.owner = address(message["authorizer"])
         default: break
         }
-        if preview.kind == .typedData {
-            preview.contract = verifyingContract
-            preview.fields = FieldTree.fields(of: message, prefix: primary)
-        }
+        if preview.kind == .typedData { preview.fields = FieldTree.fields(of: typedData.message, prefix: primary) }
         return preview
     }
+
+    /// The primary types a standard shape may have; any other is a field tree at once.
+    static let recognisedPrimaryTypes: Set<String> = [
+        "Permit", "PermitSingle", "PermitBatch", "PermitTransferFrom", "PermitWitnessTransferFrom",
+        "PermitBatchTransferFrom", "PermitBatchWitnessTransferFrom", "TransferWithAuthorization",
+        "ReceiveWithAuthorization", "CancelAuthorization",
+    ]
 
     private struct Detail {
         let amount: TokenAmount
@@ -139,31 +147,45 @@ enum TypedDataPreview {
     }
 }
 
-/// Flattens a typed-data message into labelled leaves (`Mail.from.wallet = 0x…`), bounded in depth and count.
+/// Flattens a typed-data message into labelled leaves (`Mail.from.wallet = 0x…`), bounded in depth and count,
+/// reading the parsed document in place.
 enum FieldTree {
     /// The most leaves listed; more are summarised by one `…` field.
     static let maximumFields = 64
 
-    static func fields(of value: JSONValue, prefix: String) -> [PreviewField] {
+    static func fields(of root: JSONNode, prefix: String) -> [PreviewField] {
         var fields: [PreviewField] = []
         var omitted = 0
-        func walk(_ value: JSONValue, _ path: String, depth: Int) {
+        func walk(_ node: JSONNode, _ path: String, depth: Int) {
             if fields.count >= maximumFields {
                 omitted += 1
                 return
             }
-            switch value {
-            case .object(let object) where depth < 8:
-                for member in object.members { walk(member.value, path + "." + member.key, depth: depth + 1) }
-            case .array(let list) where depth < 8:
-                for (i, element) in list.enumerated() { walk(element, path + "[\(i)]", depth: depth + 1) }
+            switch node.kind {
+            case .object where depth < 8:
+                for member in node.members {
+                    walk(member.value, path + "." + (member.key.stringValue ?? ""), depth: depth + 1)
+                }
+            case .array where depth < 8:
+                for (i, element) in node.elements.enumerated() { walk(element, path + "[\(i)]", depth: depth + 1) }
             default:
-                fields.append(PreviewField(label: EchoedText.abbreviated(path), value: leaf(value)))
+                fields.append(PreviewField(label: EchoedText.abbreviated(path), value: leaf(node)))
             }
         }
-        walk(value, prefix, depth: 0)
+        walk(root, prefix, depth: 0)
         if omitted > 0 { fields.append(PreviewField(label: "…", value: "\(omitted) more fields")) }
         return fields
+    }
+
+    static func leaf(_ node: JSONNode) -> String {
+        switch node.kind {
+        case .string: MessagePreview.quoted(node.stringValue ?? "")
+        case .number: EchoedText.abbreviated(node.numberText ?? "")
+        case .bool: node.boolValue == true ? "true" : "false"
+        case .null: "null"
+        case .array: "[\(node.count) elements]"
+        case .object: "{\(node.count) fields}"
+        }
     }
 
     static func leaf(_ value: JSONValue) -> String {
