@@ -148,6 +148,37 @@ struct PreviewTests {
         #expect(other.warnings == [.ownerMismatch])
     }
 
+    @Test("DAI's permit: allowed true is an unlimited allowance, expiry 0 never expires")
+    func daiPermit() throws {
+        let dai = P.address("0x6B175474E89094C44Da98b954EedeAC495271d0F")
+        func document(allowed: Bool, expiry: UInt64) -> JSONValue {
+            P.typedData(
+                [
+                    ("EIP712Domain", P.domainFields),
+                    (
+                        "Permit",
+                        P.fields([
+                            ("holder", "address"), ("spender", "address"), ("nonce", "uint256"), ("expiry", "uint256"),
+                            ("allowed", "bool"),
+                        ])
+                    ),
+                ], primary: "Permit", domain: P.tokenDomain(dai, chainId: 1, name: "Dai Stablecoin"),
+                message: JSONObject([
+                    "holder": .string(account.checksummed), "spender": .string(P.spender.checksummed),
+                    "nonce": .number("0"), "expiry": .number(String(expiry)), "allowed": .bool(allowed),
+                ]))
+        }
+        let mainnet = ChainID(eip155: 1)
+        let forever = try preview(P.signTypedData(account, document(allowed: true, expiry: 0), chain: mainnet))
+        #expect(forever.kind == .permit)
+        #expect(forever.tokens.first?.formatted == "unlimited DAI")
+        #expect(forever.warnings == [.unlimitedAmount, .farDeadline])
+        let revoke = try preview(
+            P.signTypedData(account, document(allowed: false, expiry: previewNow + 60), chain: mainnet))
+        #expect(revoke.amount == .zero)
+        #expect(revoke.warnings.isEmpty)
+    }
+
     @Test(
         "Permit2 single and batch allowances: the uint160 maximum is unlimited; the latest of expiration and sigDeadline"
     )
