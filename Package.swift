@@ -191,6 +191,7 @@ let package = Package(
                 "SignerKit", "EthereumRPC", "SoftwareSigner", "Secp256k1", "EIP712", "EthereumTransactions",
                 "EthereumPrimitives", "EVMTestSupport",
             ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -34,11 +34,15 @@ enum ActionCommands {
 
             \(TransactionSafetyOptions.details)
 
+            \(PreviewOptions.policyDetails)
+
             \(SigningKeyOptions.details)
             """,
         synopsis:
-            "--actions FILE|- \(SigningKeyOptions.synopsis) [--rpc-url URL] [--journal FILE] [--idempotency-key K]",
-        flags: [actionsFlag, rpcURLFlag] + TransactionSafetyOptions.flags + SigningKeyOptions.flags,
+            "--actions FILE|- \(SigningKeyOptions.synopsis) [--rpc-url URL] [--journal FILE] [--idempotency-key K] "
+            + "[--policy FILE]",
+        flags: [actionsFlag, rpcURLFlag] + TransactionSafetyOptions.flags + SigningKeyOptions.flags
+            + PreviewOptions.signingFlags,
         run: run)
 
     /// Parses, validates, signs and prints the results.
@@ -48,16 +52,18 @@ enum ActionCommands {
             positional: try options.required(actionsFlag.name, "(the JSON array of actions; - reads stdin)"))
         try SigningKeyOptions.checkPresent(options)
         let url = try options.value(rpcURLFlag.name).map(nodeURL)
-        let policies = try TransactionSafetyOptions.policies(options)
+        let policies = try TransactionSafetyOptions.policies(options) + PreviewOptions.policies(options)
+        let previewer = try PreviewOptions.previewer(options)
         let idempotencyKey = try TransactionSafetyOptions.idempotencyKey(options)
         let actions = try parse(try source.readText(io: context.io))
         let signer = try await loadSigningKey(options, io: context.io)
 
         var nodes: [ChainID: any EthereumNode] = [:]
         var configuration = DispatchConfiguration()
+        configuration.previewer = previewer
         if let url {
             // Refuse bad actions before touching the network.
-            try await validate(actions, account: signer.address, policies: policies)
+            try await validate(actions, account: signer.address, policies: policies, previewer: previewer)
             nodes = try await checkedNodes(url, for: actions)
             configuration.journal = try TransactionSafetyOptions.journal(options, io: context.io)
         }
@@ -91,12 +97,13 @@ enum ActionCommands {
     /// Runs every action through the dispatcher's checks (parsing, chains, accounts, policies on given
     /// values) with a backend that signs nothing, so a bad action is reported before the node is contacted.
     static func validate(
-        _ actions: [WalletRpcAction], account: Address, policies: [any ActionPolicy]
+        _ actions: [WalletRpcAction], account: Address, policies: [any ActionPolicy],
+        previewer: SigningPreviewer = SigningPreviewer()
     ) async throws(CommandFailure) {
         // No node here, so dependent actions cannot be followed: that is checked with the node, later.
-        let dispatcher = RpcDispatcher(configuration: DispatchConfiguration(ordersDependentActions: false)) {
-            policies
-        }
+        var configuration = DispatchConfiguration(ordersDependentActions: false)
+        configuration.previewer = previewer
+        let dispatcher = RpcDispatcher(configuration: configuration) { policies }
         do { try dispatcher.register(ValidationBackend(accounts: [account])) } catch { throw .invalidInput("\(error)") }
         do { _ = try await dispatcher.sign(actions: actions) } catch {
             if case .backend = error.kind { return }

@@ -47,6 +47,7 @@ enum CommandRegistry {
         KeyCommands.command,
         TxCommands.command,
         ActionCommands.command,
+        PreviewCommands.command,
         KeystoreCommands.command,
         PKCS11Commands.command,
         PayCommands.command,

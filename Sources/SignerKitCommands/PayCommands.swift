@@ -24,6 +24,13 @@ enum PayCommands {
 
             \(TransactionSafetyOptions.details)
 
+            Before anything is signed, every action of the option is previewed ("preview: action[i] …" lines)
+            and checked against the option: ERC-3009 and Permit2 only for the option's asset, at most its
+            amount, from its account, on its chain, valid no later than its expiry plus one hour; EIP-2612
+            permits and ERC-20 approvals only to the Permit2 contract; any other action kind is refused unless
+            --allow-unrecognized-actions. A refused option is skipped ("skipped: …") by auto-selection and
+            refused (exit 65) when chosen with --option. \(PreviewOptions.policyDetails)
+
             signerkit pay serve-local [--port N] [--rpc-url URL] runs a local Pay service on 127.0.0.1
             (any https://pay.walletconnect.com/?pid=pay_<name> link is created on first use) until
             interrupted; its first line is "listening http://127.0.0.1:<port>".
@@ -54,7 +61,10 @@ enum PayCommands {
                 "--collect-data", value: "FILE",
                 help: "JSON answers for data collection ({\"fullName\":…} or {\"fields\":[…]})"),
             .option("--port", value: "N", help: "serve-local: the port (default 0: any free port)"),
-        ],
+            .flag(
+                "--allow-unrecognized-actions",
+                help: "sign option actions that are neither ERC-3009, Permit2 nor a Permit2 approval"),
+        ] + PreviewOptions.signingFlags,
         positionals: [.positional("PAYMENT-LINK|serve-local", help: "a payment link, payment id or wallet deep link")],
         run: run)
 
@@ -115,22 +125,28 @@ enum PayCommands {
         }
         var configuration = DispatchConfiguration()
         if !nodes.isEmpty { configuration.journal = try TransactionSafetyOptions.journal(options, io: context.io) }
-        let policies = try TransactionSafetyOptions.policies(options)
+        configuration.previewer = try PreviewOptions.previewer(options)
+        let policies = try TransactionSafetyOptions.policies(options) + PreviewOptions.policies(options)
         let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration) { policies }
         do { try dispatcher.register(signer) } catch { throw .invalidInput("\(error)") }
         let client = PayClient(configuration: PayClientConfiguration(baseURL: baseURL, authentication: authentication))
         // The steps are printed once the payment reaches a final status: an error on the way leaves
         // stdout empty (one "error: …" line on stderr, exit status 65).
         let printer = StepPrinter()
-        let flow = PayFlow(
+        var flow = PayFlow(
             client: client, dispatcher: dispatcher, broadcastChains: Set(nodes.keys), collectedData: collected,
             maxPollMs: maxPollMs, onStep: { printer.print($0) })
+        flow.optionCheck.allowsUnrecognizedActions = options.has("--allow-unrecognized-actions")
         let final: PaymentStatusResponse
         do {
             final = try await flow.pay(link: paymentId, accounts: accounts, optionId: options.value("--option"))
         } catch {
             let failure = CommandFailure.invalidInput(message(for: error, hasNode: !nodes.isEmpty))
             guard case .signing(let dispatchError) = error else { throw failure }
+            // A policy refusal is one `error: action[i] (method): refused by policy …` line, as for `sign`.
+            if case .policyViolation = dispatchError.kind, dispatchError.broadcast.isEmpty {
+                throw CommandFailure.invalidInput(dispatchError.description)
+            }
             throw failure.noting(TransactionSafetyOptions.broadcastNotes(dispatchError))
         }
         context.printLine("accounts: " + PayAccounts.wire(accounts).joined(separator: ", "))
@@ -259,6 +275,8 @@ private final class StepPrinter: Sendable {
             line("data collection: \(url.map { Self.echo($0.absoluteString) } ?? "(no page)")")
         case .actions(_, let actions):
             for (i, action) in actions.enumerated() { line("action[\(i)]: \(Self.describe(action))") }
+        case .preview(_, let previews):
+            for preview in previews { line("preview: \(preview.line)") }
         case .signed(let signed):
             for (i, result) in signed.results.enumerated() { line("result[\(i)]: \(result)") }
         case .status(let status):

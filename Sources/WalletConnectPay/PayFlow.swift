@@ -18,7 +18,8 @@ import SignerKit
 /// the first option with `build` actions whose account has a signer. The committal `POST …/fetch` then
 /// happens once, for that option, and its actions must be completable too (no fallback afterwards).
 /// Skipped options are reported with the reason. Before signing, the local expiry guard refuses a
-/// payment or option that expires within ``PayClientConfiguration/expiryMargin``; a `quote_expired`
+/// payment or option that expires within ``PayClientConfiguration/expiryMargin``, and ``optionCheck``
+/// refuses an option whose actions do more than it shows (reported as a skip during selection); a `quote_expired`
 /// answer to `confirm` gets one automatic re-quote (fresh options for that option, new signatures).
 public struct PayFlow: Sendable {
     /// One observable step.
@@ -35,6 +36,9 @@ public struct PayFlow: Sendable {
         case dataCollection(PaymentOption, url: URL?)
         /// The wallet RPC actions to sign, in order.
         case actions(PaymentOption, [WalletRpcAction])
+        /// What each action really does, shown before it is signed (checked against the option by
+        /// ``optionCheck``).
+        case preview(PaymentOption, [SigningPreview])
         /// The dispatcher's results, in action order.
         case signed(SignedActions)
         /// The confirm answer, then each status answer.
@@ -69,6 +73,9 @@ public struct PayFlow: Sendable {
     public var themeVariables: String?
     /// Long-poll time and client deadline for the final status (see ``PayClient/confirmPayment(paymentId:optionId:signed:collectedData:maxPollMs:onStatus:)``).
     public var maxPollMs: Int64?
+    /// The check that every action does only what the option shows (asset, amount, payer, chain,
+    /// validity); an option that fails it is skipped by auto-selection and refused when chosen.
+    public var optionCheck = PayOptionCheck()
     /// Called with each step, in order.
     public var onStep: @Sendable (Step) -> Void
 
@@ -173,6 +180,9 @@ public struct PayFlow: Sendable {
             if !signs { return "no signer for \(address.checksummed) on \(account.chainID)" }
         }
         if let problem = problem(with: option.actions.compactMap(\.walletRpcAction)) { return problem }
+        if !option.needsFetch, let problem = previewProblem(option, option.actions.compactMap(\.walletRpcAction)) {
+            return problem
+        }
         if option.needsDataCollection, collectedData == nil, dataCollectionHandler == nil {
             return "needs data collection (no collected data supplied)"
         }
@@ -212,6 +222,12 @@ public struct PayFlow: Sendable {
             throw .optionNotCompletable(optionId: option.id, reason: problem)
         }
         onStep(.actions(option, resolved))
+        let previews: [SigningPreview]
+        do { previews = try dispatcher.preview(actions: resolved) } catch { throw .signing(error) }
+        if let problem = optionCheck.problem(option: option, previews: previews) {
+            throw .optionNotCompletable(optionId: option.id, reason: problem)
+        }
+        onStep(.preview(option, previews))
         try client.checkExpiry(paymentId: paymentId, optionId: option.id)
         let signed: SignedActions
         do { signed = try await dispatcher.sign(actions: resolved) } catch { throw .signing(error) }
@@ -267,6 +283,14 @@ public struct PayFlow: Sendable {
             }
         }
         return nil
+    }
+
+    /// Why the actions' previews do more than `option` shows, or `nil`.
+    func previewProblem(_ option: PaymentOption, _ actions: [WalletRpcAction]) -> String? {
+        guard !actions.isEmpty else { return nil }
+        do { return optionCheck.problem(option: option, previews: try dispatcher.preview(actions: actions)) } catch {
+            return error.description
+        }
     }
 
     /// The signing account named in an action's params.

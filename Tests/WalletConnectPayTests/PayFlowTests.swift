@@ -35,6 +35,7 @@ struct PayFlowTests {
             case .optionSelected(let option): selected = option.id; kinds.append("selected")
             case .dataCollection: kinds.append("dataCollection")
             case .actions(_, let actions): #expect(actions.count == 1); kinds.append("actions")
+            case .preview(_, let previews): #expect(previews.map(\.kind) == [.erc3009Receive]); kinds.append("preview")
             case .signed(let signed): #expect(signed.results.count == 1); kinds.append("signed")
             case .status: kinds.append("status")
             case .finished(let status): #expect(status == final); kinds.append("finished")

@@ -21,10 +21,15 @@ public struct DispatchConfiguration: Sendable {
     /// transactions already signed instead of signing new nonces (see ``TransactionJournal``).
     public var journal: (any TransactionJournal)?
 
+    /// How every action's ``SigningPreview`` is computed (token registry, ERC-7730 descriptors, the clock
+    /// deadlines are judged against). Previews are computed when actions are resolved, before policies.
+    public var previewer: SigningPreviewer = SigningPreviewer()
+
     /// The defaults: dependent actions ordered, transactions confirmed, receipts awaited up to two minutes
     /// (polled every half second), no journal.
     public init(
-        ordersDependentActions: Bool = true, confirmsTransactions: Bool = true, receiptTimeout: Duration = .seconds(120),
+        ordersDependentActions: Bool = true, confirmsTransactions: Bool = true,
+        receiptTimeout: Duration = .seconds(120),
         receiptPollInterval: Duration = .milliseconds(500), journal: (any TransactionJournal)? = nil
     ) {
         self.ordersDependentActions = ordersDependentActions

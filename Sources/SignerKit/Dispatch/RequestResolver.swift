@@ -6,7 +6,7 @@ import EthereumTransactions
 /// Pure and synchronous: runs before any backend is called.
 enum RequestResolver {
     static func resolve(
-        _ action: WalletRpcAction, index: Int, node: (any EthereumNode)?
+        _ action: WalletRpcAction, index: Int, node: (any EthereumNode)?, previewer: SigningPreviewer
     ) throws(DispatchError) -> ResolvedRequest {
         func fail(_ kind: DispatchError.Kind) -> DispatchError {
             DispatchError(index: index, method: action.method, kind: kind)
@@ -32,9 +32,12 @@ enum RequestResolver {
             }
             let account = try address(params[1], position: "[1] (address)", fail: fail)
             let bytes = PersonalMessage.bytes(fromParameter: message)
+            let payload = ResolvedRequest.Payload.personalMessage(bytes: bytes, digest: PersonalMessage.digest(bytes))
             return ResolvedRequest(
-                index: index, action: action, method: method, chainId: chainId, account: account,
-                payload: .personalMessage(bytes: bytes, digest: PersonalMessage.digest(bytes)), node: node)
+                index: index, action: action, method: method, chainId: chainId, account: account, payload: payload,
+                node: node,
+                preview: previewer.preview(
+                    index: index, action: action, method: method, chainId: chainId, account: account, payload: payload))
         case .signTypedDataV4:
             guard params.count >= 2 else { throw fail(.invalidParams("expected [address, typedData]")) }
             let account = try address(params[0], position: "[0] (address)", fail: fail)
@@ -54,9 +57,12 @@ enum RequestResolver {
                         field: "domain.chainId", expected: action.chainId.description, actual: domainChain.decimalString
                     ))
             }
+            let payload = ResolvedRequest.Payload.typedData(typedData, hashes: hashes)
             return ResolvedRequest(
-                index: index, action: action, method: method, chainId: chainId, account: account,
-                payload: .typedData(typedData, hashes: hashes), node: node)
+                index: index, action: action, method: method, chainId: chainId, account: account, payload: payload,
+                node: node,
+                preview: previewer.preview(
+                    index: index, action: action, method: method, chainId: chainId, account: account, payload: payload))
         case .sendTransaction, .signTransaction:
             guard let first = params.first, first.kind == .object, case .object(let object) = first.value else {
                 throw fail(.invalidParams("[0] (transaction): expected an object"))
@@ -77,9 +83,12 @@ enum RequestResolver {
                 object["type"] == nil && request.gasPrice == nil && request.maxFeePerGas == nil
                 && request.maxPriorityFeePerGas == nil
             request.chainId = request.chainId ?? chainId
+            let payload = ResolvedRequest.Payload.transaction(request, feesOpen: feesOpen)
             return ResolvedRequest(
-                index: index, action: action, method: method, chainId: chainId, account: from,
-                payload: .transaction(request, feesOpen: feesOpen), node: node)
+                index: index, action: action, method: method, chainId: chainId, account: from, payload: payload,
+                node: node,
+                preview: previewer.preview(
+                    index: index, action: action, method: method, chainId: chainId, account: from, payload: payload))
         }
     }
 

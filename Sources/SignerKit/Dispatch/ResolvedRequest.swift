@@ -30,6 +30,9 @@ public struct ResolvedRequest: Sendable {
     public let payload: Payload
     /// The node for this chain, if the dispatcher has one (needed to fill and broadcast transactions).
     public let node: (any EthereumNode)?
+    /// What the action really does (token, amount, spender, deadline, warnings), computed once when the
+    /// action is resolved; policies judge it.
+    public let preview: SigningPreview
     /// What the actions of this request's batch share (journal, nonces used, broadcasts); set by the
     /// dispatcher before any backend is called.
     var batch: BatchContext?

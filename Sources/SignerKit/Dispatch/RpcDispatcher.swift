@@ -48,6 +48,7 @@ public final class RpcDispatcher: Sendable {
     private let routes = Mutex<[Address: [Route]]>([:])
     let policies: [any ActionPolicy]
     let filledTransactionPolicies: [any FilledTransactionPolicy]
+    let batchPolicies: [any BatchPolicy]
     let nodes: [ChainID: any EthereumNode]
     /// How batches are sequenced, confirmed and journalled.
     public let configuration: DispatchConfiguration
@@ -64,6 +65,7 @@ public final class RpcDispatcher: Sendable {
         let policies = policies()
         self.policies = policies
         filledTransactionPolicies = policies.compactMap { $0 as? any FilledTransactionPolicy }
+        batchPolicies = policies.compactMap { $0 as? any BatchPolicy }
     }
 
     /// Registers a whole-method backend for each of its accounts. Fails when another backend already
@@ -126,6 +128,7 @@ public final class RpcDispatcher: Sendable {
     ) async throws(DispatchError) -> SignedActions {
         guard !actions.isEmpty else { throw DispatchError(index: nil, method: nil, kind: .emptyActionList) }
         let prepared = try await prepare(actions)
+        try evaluateBatchPolicies(prepared.map(\.0))
         let outcomes = try await execute(prepared, idempotencyKey: idempotencyKey, deadline: deadline)
         return SignedActions(actions: actions, outcomes: outcomes)
     }
@@ -181,7 +184,8 @@ public final class RpcDispatcher: Sendable {
     private func prepare(_ action: WalletRpcAction, index: Int) throws(DispatchError) -> (
         ResolvedRequest, any WalletRpcSigner
     ) {
-        let request = try RequestResolver.resolve(action, index: index, node: nodes[action.chainId])
+        let request = try RequestResolver.resolve(
+            action, index: index, node: nodes[action.chainId], previewer: configuration.previewer)
         guard let route = route(for: request.account, chain: action.chainId, method: request.method) else {
             throw DispatchError(
                 index: index, method: action.method,

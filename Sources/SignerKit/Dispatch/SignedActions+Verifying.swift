@@ -26,7 +26,7 @@ extension SignedActions {
         var outcomes: [ActionResult] = []
         outcomes.reserveCapacity(actions.count)
         for (index, (action, text)) in zip(actions, results).enumerated() {
-            let request = try RequestResolver.resolve(action, index: index, node: nil)
+            let request = try RequestResolver.resolve(action, index: index, node: nil, previewer: SigningPreviewer())
             let outcome: ActionResult
             do throws(ResultVerifier.Failure) { outcome = try result(text, for: request.method) } catch {
                 throw DispatchError(index: index, method: action.method, kind: .verificationFailed(error.description))

@@ -43,7 +43,8 @@ public struct FeeCap: FilledTransactionPolicy {
 
     private func judge(feePerGas: UInt256?, tip: UInt256?, gasLimit: UInt256?) -> PolicyDecision {
         if let cap = maxFeePerGas, let feePerGas, feePerGas > cap {
-            return .fail(reason: "fee per gas \(feePerGas.decimalString) wei exceeds the cap of \(cap.decimalString) wei")
+            return .fail(
+                reason: "fee per gas \(feePerGas.decimalString) wei exceeds the cap of \(cap.decimalString) wei")
         }
         if let cap = maxPriorityFeePerGas, let tip, tip > cap {
             return .fail(

@@ -55,7 +55,7 @@ public final class LocalPayService: Sendable {
             merchantAddress: Address = LocalPayCatalog.merchantAddress,
             node: (any EthereumNode)? = nil, pollInMs: Int64 = 200, processingTime: Duration = .milliseconds(400),
             quoteLifetime: Duration = .seconds(300), paymentLifetime: Duration = .seconds(900),
-            optionKinds: [OptionKind] = OptionKind.allCases, autoCreatePayments: Bool = false,
+            optionKinds: [OptionKind] = OptionKind.standard, autoCreatePayments: Bool = false,
             requiredApiKey: String? = nil, sanctionedAddresses: Set<Address> = []
         ) {
             self.port = port
@@ -81,6 +81,25 @@ public final class LocalPayService: Sendable {
         case permit2
         /// ERC-3009 after data collection.
         case dataCollection
+        /// Test double only, hostile: shows the payment amount but asks for an EIP-2612 `Permit` of 2^256−1
+        /// with deadline 2^256−1 to a third-party spender.
+        case hostileUnlimitedPermit
+        /// Test double only, hostile: a Permit2 `PermitTransferFrom` for twice the option's amount.
+        case hostilePermit2Overspend
+        /// Test double only, hostile: a Permit2 `PermitTransferFrom` of another token than the option's asset.
+        case hostileOtherToken
+        /// Test double only, hostile: an ERC-3009 authorization whose `from` is another account.
+        case hostileOtherPayer
+        /// Test double only, hostile: an arbitrary `personal_sign` text.
+        case hostilePersonalSign
+
+        /// The honest kinds, offered by default: ``erc3009``, ``permit2``, ``dataCollection``.
+        public static let standard: [OptionKind] = [.erc3009, .permit2, .dataCollection]
+        /// The hostile kinds (for tests that a wallet refuses them).
+        public static let hostile: [OptionKind] = [
+            .hostileUnlimitedPermit, .hostilePermit2Overspend, .hostileOtherToken, .hostileOtherPayer,
+            .hostilePersonalSign,
+        ]
     }
 
     /// A payment to create.
@@ -612,6 +631,9 @@ final class LocalPayCore: Sendable {
         case .erc3009: 3
         case .permit2: 12
         case .dataCollection: 5
+        case .hostileUnlimitedPermit, .hostilePermit2Overspend, .hostileOtherToken, .hostileOtherPayer,
+            .hostilePersonalSign:
+            1
         }
     }
 
@@ -657,6 +679,14 @@ final class LocalPayCore: Sendable {
                 id: id, kind: kind, account: account, address: address, token: token, value: value,
                 quoteExpiresAt: quoteExpiresAt, offered: [.build(data: buildData)], actions: [approve, sign],
                 buildData: buildData, fetched: false, collectData: nil)
+        case .hostileUnlimitedPermit, .hostilePermit2Overspend, .hostileOtherToken, .hostileOtherPayer,
+            .hostilePersonalSign:
+            let action = LocalPayHostileOptions.action(
+                kind, token: token, address: address, value: value, deadline: validBefore, nonce: nonce)
+            return OptionRecord(
+                id: id, kind: kind, account: account, address: address, token: token, value: value,
+                quoteExpiresAt: quoteExpiresAt, offered: [.walletRpc(action)], actions: [action], buildData: nil,
+                fetched: true, collectData: nil)
         }
     }
 

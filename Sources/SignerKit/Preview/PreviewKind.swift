@@ -1,0 +1,84 @@
+/// What an action does, as the preview decoded it. The raw values are the `kind` strings of
+/// `signerkit preview --json`.
+public enum PreviewKind: String, Sendable, Hashable, CaseIterable {
+    /// A transaction that moves native value to an address and carries no calldata.
+    case nativeTransfer = "native-transfer"
+    /// A transaction without `to`: it deploys its data as a contract.
+    case contractCreation = "contract-creation"
+    /// A transaction calling a contract with calldata that is none of the decoded ERC-20 calls.
+    case contractCall = "contract-call"
+    /// ERC-20 `transfer(address,uint256)`.
+    case erc20Transfer = "erc20-transfer"
+    /// ERC-20 `approve(address,uint256)`.
+    case erc20Approve = "erc20-approve"
+    /// ERC-20 `transferFrom(address,address,uint256)`.
+    case erc20TransferFrom = "erc20-transferFrom"
+    /// `increaseAllowance(address,uint256)` (OpenZeppelin's ERC-20 extension).
+    case erc20IncreaseAllowance = "erc20-increaseAllowance"
+    /// EIP-2612 `Permit` typed data.
+    case permit = "permit"
+    /// Permit2 AllowanceTransfer `PermitSingle`.
+    case permit2Single = "permit2-single"
+    /// Permit2 AllowanceTransfer `PermitBatch`.
+    case permit2Batch = "permit2-batch"
+    /// Permit2 SignatureTransfer `PermitTransferFrom`.
+    case permit2Transfer = "permit2-transfer"
+    /// Permit2 SignatureTransfer `PermitBatchTransferFrom`.
+    case permit2BatchTransfer = "permit2-batch-transfer"
+    /// Permit2 SignatureTransfer `PermitWitnessTransferFrom` (a transfer with an extra witness struct).
+    case permit2WitnessTransfer = "permit2-witness-transfer"
+    /// ERC-3009 `TransferWithAuthorization`.
+    case erc3009Transfer = "erc3009-transfer"
+    /// ERC-3009 `ReceiveWithAuthorization`.
+    case erc3009Receive = "erc3009-receive"
+    /// ERC-3009 `CancelAuthorization`.
+    case erc3009Cancel = "erc3009-cancel"
+    /// An EIP-7702 authorization. Reserved: SignerKit does not sign authorizations yet, so no preview has
+    /// this kind today.
+    case eip7702Authorization = "eip7702-authorization"
+    /// An EIP-4361 sign-in message.
+    case siwe = "siwe"
+    /// Any other `personal_sign` message.
+    case message = "message"
+    /// Any other typed data (shown as a field tree).
+    case typedData = "typed-data"
+
+    /// Whether the preview decoded the action's intent (every kind but a bare contract call, other typed
+    /// data and an arbitrary message).
+    public var isRecognized: Bool {
+        switch self {
+        case .contractCall, .typedData, .message: false
+        default: true
+        }
+    }
+
+    /// Whether the action moves tokens or lets someone move them (what ``TokenSpendCap`` counts).
+    public var movesTokens: Bool {
+        switch self {
+        case .erc20Transfer, .erc20Approve, .erc20TransferFrom, .erc20IncreaseAllowance, .permit, .permit2Single,
+            .permit2Batch, .permit2Transfer, .permit2BatchTransfer, .permit2WitnessTransfer, .erc3009Transfer,
+            .erc3009Receive:
+            true
+        default: false
+        }
+    }
+}
+
+/// Something in an action a person should look at twice. The raw values are the warning codes of
+/// `signerkit preview --json`.
+public enum PreviewWarning: String, Sendable, Hashable, CaseIterable {
+    /// An amount of at least 2^255, or exactly the Permit2 `uint160` maximum (2^160 − 1): an unlimited
+    /// allowance or transfer.
+    case unlimitedAmount = "unlimited-amount"
+    /// A deadline (or `validBefore`, `expiration`, `sigDeadline`) further ahead than
+    /// ``SigningPreviewer/farDeadlineThreshold`` (one year by default).
+    case farDeadline = "far-deadline"
+    /// The preview could not decode what the action does (an unknown contract call, unknown typed data,
+    /// an arbitrary message) and no clear-signing descriptor describes it.
+    case unrecognized = "unrecognized"
+    /// The owner or payer named inside the message (a Permit's `owner`, an authorization's `from`) is not
+    /// the signing account.
+    case ownerMismatch = "owner-mismatch"
+    /// A deadline that has already passed.
+    case expired = "expired"
+}
