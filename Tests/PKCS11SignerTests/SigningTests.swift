@@ -131,15 +131,12 @@ struct SigningTests {
         let signer = try token.signer(for: .label(label))
         let digests = (0..<200).map { digest("concurrent \($0)") }
         _ = try await signer.sign(prehash: digests[0])  // warm up: one session open
-        #expect(!signer.recoveryIdsPrecomputedForTesting)
 
-        // The recovery-id check switches to precomputed multiples of the key after 128 signatures.
         let clock = ContinuousClock()
         let sequentialStart = clock.now
         var sequentialSignatures: [RecoverableSignature] = []
         for message in digests { sequentialSignatures.append(try await signer.sign(prehash: message)) }
         let sequential = clock.now - sequentialStart
-        #expect(signer.recoveryIdsPrecomputedForTesting)
         for (message, signature) in zip(digests, sequentialSignatures) {
             try expectValid(signature, digest: message, signer: signer)
         }
@@ -215,5 +212,31 @@ struct SigningTests {
         let message = digest("open")
         let signature = try await signer.sign(prehash: message)
         #expect(try Secp256k1.recoverAddress(prehash: message, signature: signature) == info.address)
+    }
+
+    @Test("a signature that does not recover to the cached key is rejected")
+    func mismatchRejected() async throws {
+        let token = try TestHSM.mainToken()
+        let label = TestHSM.uniqueLabel("mismatch")
+        let info = try token.generateKeyPair(label: label)
+        let (handle, _) = try token.withAnchor(retry: true) { (session) throws(PKCS11Error) in
+            try token.resolve(session: session, .label(label))
+        }
+        // A signer whose cached public key is not the token key's: every signature must fail the
+        // recovery check.
+        let other = PrivateKey.generate().publicKey
+        let signer = PKCS11Signer(token: token, key: info, publicKey: other, handle: handle, maximumSessions: 1)
+        for round in 0..<4 {
+            let error = try await #require(throws: PKCS11Error.self) {
+                try await signer.signReportingPKCS11Error(prehash: digest("mismatch \(round)"))
+            }
+            guard case .signatureMismatch(let text) = error else {
+                Issue.record("expected signatureMismatch, got \(error)")
+                continue
+            }
+            #expect(text.contains(other.address.checksummed))
+            await #expect(throws: SignerError.self) { try await signer.sign(prehash: digest("mismatch \(round)")) }
+        }
+        #expect(signer.openSessions == 1)  // the session stays usable
     }
 }
