@@ -9,8 +9,8 @@ import Testing
 @Suite("PKCS#11 faults surface as typed errors")
 struct FaultTests {
     @Test("a wrong PIN is reported once (CKR_PIN_INCORRECT) and the PIN buffer is wiped")
-    func wrongPIN() throws {
-        let module = try TestHSM.fixture().module
+    func wrongPIN() async throws {
+        let module = try await TestHSM.fixture().module
         let token = try module.token(.label(TestHSM.Label.login))
         #expect(try token.isLoggedIn == false)
         var wrong = Array("not-the-pin".utf8)
@@ -31,13 +31,13 @@ struct FaultTests {
         #expect(try token.listKeys().isEmpty)
 
         // The caller (not the library) may try again, here with the right PIN from a file.
-        try token.login(pin: .file(path: TestHSM.fixture().pinFile.path))
+        try await token.login(pin: .file(path: TestHSM.fixture().pinFile.path))
         #expect(try token.isLoggedIn)
     }
 
     @Test("PIN sources: file, environment variable and their failures")
-    func pinSources() throws {
-        let fixture = try TestHSM.fixture()
+    func pinSources() async throws {
+        let fixture = try await TestHSM.fixture()
         func text(_ bytes: SecureBytes?) -> String? {
             bytes.map { b in b.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
         }
@@ -68,8 +68,8 @@ struct FaultTests {
     }
 
     @Test("an unknown key is not found")
-    func missingKey() throws {
-        let token = try TestHSM.mainToken()
+    func missingKey() async throws {
+        let token = try await TestHSM.mainToken()
         #expect(throws: PKCS11Error.keyNotFound("label \"no-such-key\"")) {
             try token.signer(for: .label("no-such-key"))
         }
@@ -84,8 +84,8 @@ struct FaultTests {
     }
 
     @Test("a P-256 key on the token is refused: secp256k1 is required")
-    func p256Key() throws {
-        let token = try TestHSM.mainToken()
+    func p256Key() async throws {
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("p256")
         let info = try token.generateKeyPair(label: label, id: nil, ecParameters: p256Parameters)
         #expect(info.curve == "P-256 (prime256v1)")
@@ -100,8 +100,8 @@ struct FaultTests {
     }
 
     @Test("unknown token labels and uninitialised tokens")
-    func tokens() throws {
-        let module = try TestHSM.fixture().module
+    func tokens() async throws {
+        let module = try await TestHSM.fixture().module
         #expect(throws: PKCS11Error.tokenNotFound("label \"no-such-token\"")) {
             try module.token(.label("no-such-token"))
         }
@@ -148,8 +148,8 @@ struct FaultTests {
     }
 
     @Test("the same module path gives the same initialised module")
-    func moduleIsShared() throws {
-        let module = try TestHSM.fixture().module
+    func moduleIsShared() async throws {
+        let module = try await TestHSM.fixture().module
         let again = try PKCS11Module.load(path: TestHSM.modulePath)
         #expect(module === again)
         #expect(module.initializedHere)
@@ -157,7 +157,7 @@ struct FaultTests {
 
     @Test("removing the token's storage while a signer is open fails with a typed error, not a crash")
     func tokenDirectoryRemoved() async throws {
-        let fixture = try TestHSM.fixture()
+        let fixture = try await TestHSM.fixture()
         let token = try fixture.module.token(.label(TestHSM.Label.doomed))
         try token.login(pin: .environment(name: TestHSM.pinVariable))
         let label = TestHSM.uniqueLabel("doomed")
@@ -183,7 +183,7 @@ struct FaultTests {
 @Suite("PKCS#11 return codes and encodings")
 struct CodeTests {
     @Test("every CKR_ constant in pkcs11.h has its name")
-    func returnCodeTable() throws {
+    func returnCodeTable() async throws {
         let header = try String(contentsOfFile: "/usr/include/p11-kit-1/p11-kit/pkcs11.h", encoding: .utf8)
         var checked = 0
         for line in header.split(separator: "\n") where line.hasPrefix("#define CKR_") {
@@ -208,7 +208,7 @@ struct CodeTests {
     }
 
     @Test("CKA_EC_POINT is accepted DER-wrapped and raw; CKA_EC_PARAMS is named")
-    func ecEncoding() throws {
+    func ecEncoding() async throws {
         let key = PrivateKey.generate().publicKey
         let wrapped = ECEncoding.wrapPoint(key)
         #expect(wrapped.count == 67)

@@ -27,7 +27,7 @@ struct SigningTests {
 
     @Test("imported fixed key has the known address and signs low-s, recoverable signatures")
     func fixedKeyVector() async throws {
-        let token = try TestHSM.mainToken()
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("vector")
         let key = try PrivateKey(hex: vectorKeyHex)
         let info = try token.importPrivateKey(key, label: label)
@@ -61,7 +61,7 @@ struct SigningTests {
 
     @Test("a key pair generated on the token signs and recovers")
     func generatedKey() async throws {
-        let token = try TestHSM.mainToken()
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("generated")
         let id: [UInt8] = [0xC0, 0xFF, 0xEE] + Array(label.utf8.suffix(8))
         let info = try token.generateKeyPair(label: label, id: id)
@@ -81,8 +81,8 @@ struct SigningTests {
     }
 
     @Test("the private key is sensitive and cannot be read back")
-    func keyNeverLeavesToken() throws {
-        let token = try TestHSM.mainToken()
+    func keyNeverLeavesToken() async throws {
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("sensitive")
         _ = try token.generateKeyPair(label: label)
         let value: [UInt8]? = try token.withAnchor(retry: false) { (session) throws(PKCS11Error) in
@@ -93,8 +93,8 @@ struct SigningTests {
     }
 
     @Test("listing shows label, id and address of every key")
-    func listKeys() throws {
-        let token = try TestHSM.mainToken()
+    func listKeys() async throws {
+        let token = try await TestHSM.mainToken()
         let imported = TestHSM.uniqueLabel("list-imported")
         let generated = TestHSM.uniqueLabel("list-generated")
         let first = try token.importPrivateKey(PrivateKey.generate(), label: imported, id: [0x01, 0x02, 0x03, 0x04])
@@ -108,8 +108,8 @@ struct SigningTests {
     }
 
     @Test("a key label or id is never reused, and deleted keys are gone")
-    func duplicatesAndDeletion() throws {
-        let token = try TestHSM.mainToken()
+    func duplicatesAndDeletion() async throws {
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("dup")
         let info = try token.generateKeyPair(label: label)
         #expect(throws: PKCS11Error.keyExists("label \"\(label)\"")) {
@@ -125,7 +125,7 @@ struct SigningTests {
 
     @Test("200 digests signed concurrently through the session pool all recover")
     func concurrentSigning() async throws {
-        let token = try TestHSM.mainToken()
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("concurrent")
         _ = try token.importPrivateKey(PrivateKey.generate(), label: label)
         let signer = try token.signer(for: .label(label))
@@ -164,7 +164,7 @@ struct SigningTests {
 
     @Test("a one-session pool serialises 40 concurrent signatures")
     func singleSessionPool() async throws {
-        let token = try TestHSM.mainToken()
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("single")
         _ = try token.generateKeyPair(label: label)
         let signer = try token.signer(for: .label(label), maximumSessions: 1)
@@ -186,7 +186,7 @@ struct SigningTests {
 
     @Test("sessions closed behind the pool's back are reopened once")
     func reopensLostSessions() async throws {
-        let token = try TestHSM.mainToken()
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("reopen")
         _ = try token.generateKeyPair(label: label)
         let signer = try token.signer(for: .label(label), maximumSessions: 2)
@@ -201,7 +201,7 @@ struct SigningTests {
 
     @Test("the open convenience logs in and signs")
     func openConvenience() async throws {
-        let token = try TestHSM.mainToken()
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("open")
         let info = try token.generateKeyPair(label: label)
         let signer = try PKCS11Signer.open(
@@ -216,7 +216,7 @@ struct SigningTests {
 
     @Test("a signature that does not recover to the cached key is rejected")
     func mismatchRejected() async throws {
-        let token = try TestHSM.mainToken()
+        let token = try await TestHSM.mainToken()
         let label = TestHSM.uniqueLabel("mismatch")
         let info = try token.generateKeyPair(label: label)
         let (handle, _) = try token.withAnchor(retry: true) { (session) throws(PKCS11Error) in
