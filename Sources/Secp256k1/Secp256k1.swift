@@ -20,8 +20,8 @@ public enum Secp256k1 {
         }
         guard ok == 1 else { throw .invalidSignature }
         var point = secp256k1_pubkey()
-        let recovered = prehash.withUnsafeBytes { digest in
-            secp256k1_ecdsa_recover(context, &point, &parsed, digest.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        let recovered = withPointer(to: prehash) { digest in
+            secp256k1_ecdsa_recover(context, &point, &parsed, digest)
         }
         guard recovered == 1 else { throw .recoveryFailed }
         return PublicKey(point: point)
@@ -112,14 +112,15 @@ public enum Secp256k1 {
         }
         guard ok == 1 else { return false }
         var point = secp256k1_pubkey()
-        let recovered = prehash.withUnsafeBytes { digest in
-            secp256k1_ecdsa_recover(context, &point, &parsed, digest.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        let recovered = withPointer(to: prehash) { digest in
+            secp256k1_ecdsa_recover(context, &point, &parsed, digest)
         }
         guard recovered == 1 else { return false }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { buffer in
+            guard let base = buffer.baseAddress else { return false }
             var length = 65
             let serialized = secp256k1_ec_pubkey_serialize(
-                context, buffer.baseAddress!, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
+                context, base, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
             guard serialized == 1, length == 65 else { return false }
             let bytes = UnsafeRawBufferPointer(buffer)
             return x.withUnsafeBytes { bytes[1..<33].elementsEqual($0) }
@@ -139,8 +140,8 @@ public enum Secp256k1 {
         }
         guard ok == 1 else { return false }
         return publicKey.withPoint { point in
-            prehash.withUnsafeBytes { digest in
-                secp256k1_ecdsa_verify(context, &parsed, digest.baseAddress!.assumingMemoryBound(to: UInt8.self), point)
+            withPointer(to: prehash) { digest in
+                secp256k1_ecdsa_verify(context, &parsed, digest, point)
             }
         } == 1
     }
@@ -155,24 +156,26 @@ public enum Secp256k1 {
 
     /// The s half of a compact serialisation of `signature`.
     private static func compactS(of signature: inout secp256k1_ecdsa_signature) -> Bytes32 {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            _ = secp256k1_ecdsa_signature_serialize_compact(SharedContext.shared.raw, buffer.baseAddress!, &signature)
-            var s = Bytes32()
-            s.withUnsafeMutableBytes {
-                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[32..<64]))
+        var compact = (Bytes32(), Bytes32())
+        withUnsafeMutablePointer(to: &compact) { pointer in
+            UnsafeMutableRawPointer(pointer).withMemoryRebound(to: UInt8.self, capacity: 64) { bytes in
+                _ = secp256k1_ecdsa_signature_serialize_compact(SharedContext.shared.raw, bytes, &signature)
             }
-            return s
         }
+        return compact.1
     }
 
     /// Calls `body` with the 64 bytes r‖s.
     private static func withCompact<R>(r: Bytes32, s: Bytes32, _ body: (UnsafePointer<UInt8>) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
-            r.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[0..<32]).copyMemory(from: $0) }
-            s.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[32..<64]).copyMemory(from: $0) }
-            return body(buffer.baseAddress!)
+        withUnsafePointer(to: (r, s)) { pointer in
+            UnsafeRawPointer(pointer).withMemoryRebound(to: UInt8.self, capacity: 64, body)
         }
     }
 
+    /// Calls `body` with the 32 bytes of `word`.
+    private static func withPointer<R>(to word: Bytes32, _ body: (UnsafePointer<UInt8>) -> R) -> R {
+        withUnsafePointer(to: word) { pointer in
+            UnsafeRawPointer(pointer).withMemoryRebound(to: UInt8.self, capacity: 32, body)
+        }
+    }
 }

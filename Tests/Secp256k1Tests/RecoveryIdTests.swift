@@ -7,7 +7,8 @@ import Testing
 /// recovery; these tests check them against plain ecrecover, for both ids, high-s input, awkward
 /// digests, keys without a known private key and corrupted signatures.
 @Suite struct RecoveryIdTests {
-    static let key = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+    /// The vector key (shared with ``SignatureTests``).
+    static var key: PrivateKey { SignatureTests.key }
 
     /// A pseudo-random word: keccak256 of a label.
     static func word(_ label: String) -> Bytes32 { Keccak256.hash(utf8: label) }
