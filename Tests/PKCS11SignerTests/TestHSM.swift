@@ -3,6 +3,7 @@ import EthereumPrimitives
 import Foundation
 import Secp256k1
 import Synchronization
+import Testing
 
 @testable import PKCS11Signer
 
@@ -174,3 +175,10 @@ let vectorAddress = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
 
 /// P-256's named-curve OID, DER-encoded.
 let p256Parameters: [UInt8] = [0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
+
+/// The suites that use the shared token, one test at a time: key management on a module is
+/// serialised (`PKCS11Module.serializingObjectAccess`), and tests running side by side would wait
+/// for each other on that lock with Swift's cooperative threads (one per core), holding up every
+/// other test in the process meanwhile.
+@Suite("PKCS#11 on the shared SoftHSM2 token", .serialized)
+enum TokenTests {}
