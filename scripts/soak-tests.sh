@@ -33,10 +33,19 @@ if ! swift build --build-tests >"$soak_dir/build.log" 2>&1; then
     exit 1
 fi
 
+# Every descendant of pid $1 (swift test starts the .xctest in a process group of its own).
+descendants() {
+    local child
+    for child in $(pgrep -P "$1" 2>/dev/null); do
+        echo "$child"
+        descendants "$child"
+    done
+}
+
 # The .xctest process under `swift test` (pid $1), else $1 itself.
 test_process() {
     local pid
-    for pid in $(pgrep -g "$1" 2>/dev/null); do
+    for pid in $(descendants "$1"); do
         if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q '\.xctest'; then
             echo "$pid"
             return
@@ -67,12 +76,19 @@ for ((i = 1; i <= runs; i++)); do
         trace="$soak_dir/run-$i.backtrace.txt"
         {
             echo "run $i: no end after ${elapsed}s; process $stuck: $(tr '\0' ' ' <"/proc/$stuck/cmdline" 2>/dev/null)"
-            echo "children: $(pgrep -g "$leader" -a 2>/dev/null | tr '\n' ';')"
+            echo "processes:"
+            for pid in "$leader" $(descendants "$leader"); do
+                echo "  $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-200)"
+            done
             gdb -p "$stuck" -batch -ex "thread apply all bt" 2>&1
         } >"$trace"
+        # Stop what this run started: its process group, then any descendant in a group of its own.
+        run_processes="$(descendants "$leader")"
         kill -TERM -- "-$leader" 2>/dev/null
+        for pid in $run_processes; do kill -TERM "$pid" 2>/dev/null; done
         sleep 5
         kill -KILL -- "-$leader" 2>/dev/null
+        for pid in $run_processes; do kill -KILL "$pid" 2>/dev/null; done
         wait "$leader" 2>/dev/null
         hangs=$((hangs + 1))
         result="HANG (backtrace: $trace)"
