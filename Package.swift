@@ -207,7 +207,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PKCS11SignerTests",
-            dependencies: ["PKCS11Signer", "CPKCS11", "SignerKit", "Secp256k1", "EthereumPrimitives"],
+            dependencies: [
+                "PKCS11Signer", "CPKCS11", "SignerKit", "Secp256k1", "EthereumPrimitives", "EVMTestSupport",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages SignerKit needs, skipping those already present.
-# Usage: scripts/install-deps.sh [--with-browser]   (runs apt-get through sudo when not root)
+# Usage: scripts/install-deps.sh [--with-browser] [--with-gdb]   (runs apt-get through sudo when not root)
+# --with-gdb: the debugger scripts/soak-tests.sh takes backtraces of hung runs with.
 set -euo pipefail
 packages=(libsecp256k1-dev libgcrypt20-dev libp11-kit-dev libcurl4-openssl-dev softhsm2 opensc python3-venv python3-pip)
-if [[ "${1:-}" == "--with-browser" ]]; then packages+=(chromium); fi
+for option in "$@"; do
+    case "$option" in
+    --with-browser) packages+=(chromium) ;;
+    --with-gdb) packages+=(gdb) ;;
+    esac
+done
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

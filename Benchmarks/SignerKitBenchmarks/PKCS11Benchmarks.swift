@@ -50,9 +50,8 @@ enum PKCS11Case {
 /// costs several percent of a sample that has nothing to do with the signer. Run on the main
 /// thread instead, the raw loop measures 4–6% faster here.
 ///
-/// The signers are brought to their steady state before anything is timed: each makes more
-/// signatures than `RecoveryIdSolver`'s default `precomputeAfter`, so its key's multiples are
-/// precomputed, as in any long-lived signer.
+/// The signers are warmed up before anything is timed: each makes ``PKCS11Bench/warmUpSignatures``
+/// checked signatures first (sessions open, code and caches warm, as in any long-lived signer).
 func pkcs11Benchmarks() -> [Benchmark] {
     let names = [
         PKCS11Case.rawSign, PKCS11Case.typedDataSign, PKCS11Case.rawSignTwoThreads, PKCS11Case.poolOneSession,
@@ -127,9 +126,8 @@ enum PKCS11Bench {
     static let tokenLabel = "signerkit-bench"
     /// The key label.
     static let keyLabel = "bench-vector-key"
-    /// Signatures each signer makes before timing: more than `RecoveryIdSolver`'s default
-    /// `precomputeAfter` (128).
-    static let steadyStateSignatures = 160
+    /// Checked signatures each signer makes before timing.
+    static let warmUpSignatures = 160
 
     /// The throwaway user PIN.
     static let pin = "signerkit-bench-pin"
@@ -168,9 +166,9 @@ enum PKCS11Bench {
                 guard recovered else { return "the raw signature does not recover to \(BenchmarkFixtures.address)" }
             }
             for signer in [oneSessionSigner, twoSessionSigner, typedDataSigner] {
-                // Past the recovery-id solver's switch to precomputed multiples; every signature checked.
+                // Warm-up; every signature checked.
                 let result = blockOn { () async -> String? in
-                    for _ in 0..<PKCS11Bench.steadyStateSignatures {
+                    for _ in 0..<PKCS11Bench.warmUpSignatures {
                         guard let signature = try? await signer.sign(prehash: digest) else { return "signer failed" }
                         let address = (try? Secp256k1.recoverAddress(prehash: digest, signature: signature))?
                             .checksummed

@@ -16,23 +16,17 @@ import Synchronization
 /// SoftHSM2); the key never leaves it.
 ///
 /// Each signature is one `C_SignInit(CKM_ECDSA)` + `C_Sign` over exactly the 32-byte digest.
-/// The token's raw r‖s is brought to low s (EIP-2), and the recovery id is found against the
-/// public key read from the token when the signer was created (``RecoveryIdSolver``: one
-/// libsecp256k1 recovery per signature at first, precomputed multiples of the key from the
-/// 129th signature on): a recovery id is only returned when ecrecover of the final signature
-/// yields that cached key, so a signature from any other key (or a corrupted one) is rejected
-/// instead of returned.
+/// The token's raw r‖s is brought to low s (EIP-2), and the recovery id is found by trial
+/// recovery against the public key read from the token when the signer was created
+/// (``Secp256k1/recoverableSignature(prehash:r:s:expected:)``: id 0, then id 1 only if needed):
+/// a recovery id is only returned when ecrecover of the final signature yields that cached key,
+/// so a signature from any other key (or a corrupted one) is rejected instead of returned.
 ///
 /// Signing is safe from any number of concurrent tasks. Each in-flight signature holds one
 /// session of a pool (``maximumSessions``, default one per processor) from `C_SignInit` to
-/// `C_Sign`; further callers wait for a free session. While the token answers quickly (its last
-/// `C_SignInit` + `C_Sign` took at most a millisecond, as SoftHSM2's do), the two calls run on the
-/// calling task's own thread, saving two thread hand-overs per signature; at most one per
-/// processor does so at a time in the whole process (a quick call is computation, like any other
-/// work on Swift's cooperative pool, which has one thread per processor). Otherwise, and for the
-/// first signature, they run on the
-/// session's own dispatch queue, off Swift's cooperative threads; a token that turns slow is
-/// moved back there after one slow call. A session lost to
+/// `C_Sign`; further callers wait for a free session. The two calls always run on the session's
+/// own serial dispatch queue, never on Swift's cooperative threads, however slow the token is.
+/// A session lost to
 /// `CKR_SESSION_HANDLE_INVALID`, `CKR_SESSION_CLOSED` or `CKR_DEVICE_REMOVED` (or a stale key
 /// handle) is reopened and the key looked up again, once; login is never retried, so if the
 /// token logged the process out, the error (`CKR_USER_NOT_LOGGED_IN`) is reported.
@@ -62,9 +56,6 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
 
     private let pool: SessionPool
 
-    /// Finds each signature's recovery id against ``publicKey``.
-    private let recoveryIds: RecoveryIdSolver
-
     /// The private key's object handle; refreshed after a session is reopened.
     private let keyHandle: Atomic<UInt>
 
@@ -73,7 +64,6 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         self.key = key
         self.publicKey = publicKey
         address = publicKey.address
-        recoveryIds = RecoveryIdSolver(publicKey: publicKey)
         keyHandle = Atomic(UInt(handle))
         pool = SessionPool(module: token.module, slot: CK_SLOT_ID(token.slotID), capacity: maximumSessions)
     }
@@ -132,7 +122,7 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
     private typealias RawResult = Result<RawSignature, PKCS11Error>
 
     #if compiler(>=6.2)
-        /// ``signOnSession(prehash:)``; `@concurrent`: an inline call must never run on the caller's actor.
+        /// ``signOnSession(prehash:)``; `@concurrent`: never runs on the caller's actor.
         @concurrent
         private func rawSignature(prehash: Digest32) async throws(PKCS11Error) -> RawSignature {
             try await signOnSession(prehash: prehash)
@@ -144,32 +134,11 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         }
     #endif
 
-    /// Acquires a session, signs on it (inline or on its queue, see ``SessionPool``) and gives it back.
+    /// Acquires a session, signs on its queue and gives it back.
     private func signOnSession(prehash: Digest32) async throws(PKCS11Error) -> RawSignature {
         let session = try await pool.acquire()
-        let result: RawResult
-        let ranInline: Bool
-        if let inline = pool.beginInlineCall() {
-            let first = rawSign(session: session, key: currentKeyHandle, digest: prehash)
-            inline.end()
-            ranInline = true
-            if Self.needsRetry(first) {
-                result = await pool.onQueue(session) { [self] in
-                    retry(after: first, session: session, digest: prehash)
-                }
-            } else {
-                result = first
-            }
-        } else {
-            result = await pool.onQueue(session) { [self] in signWithRecovery(session: session, digest: prehash) }
-            ranInline = false
-        }
-        if pool.checkIn(session), ranInline {
-            // A waiter got the session and will likely sign inline too: let it start on this
-            // thread now, ahead of this task's recovery-id check, instead of leaving the session
-            // idle until another thread wakes up for it. One session then signs back to back.
-            await Task.yield()
-        }
+        let result = await pool.onQueue(session) { [self] in signWithRecovery(session: session, digest: prehash) }
+        pool.checkIn(session)
         return try result.get()
     }
 
@@ -224,29 +193,15 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         session.handle = CK_SESSION_HANDLE(CK_INVALID_HANDLE)
     }
 
-    /// Test hook: where the pool's Cryptoki calls run from now on.
-    func placeCallsForTesting(_ placement: CallPlacement) {
-        pool.placeCallsForTesting(placement)
-    }
-
-    /// Whether the recovery-id check has switched to precomputed multiples of the key.
-    var recoveryIdsPrecomputedForTesting: Bool { recoveryIds.hasPrecomputed }
-
-    /// Signatures whose Cryptoki calls ran on the caller's thread so far.
-    var inlineCallsForTesting: Int { pool.inlineCalls }
-
     /// Test hook: closes every idle session behind the pool's back and leaves each with a handle
     /// no module hands out, as if the token had dropped the sessions. Returns how many.
     func loseIdleSessionsForTesting() -> Int {
         pool.loseIdleSessionsForTesting()
     }
 
-    /// `C_SignInit(CKM_ECDSA)` + `C_Sign` over the 32 digest bytes; the pool learns how long they
-    /// took.
+    /// `C_SignInit(CKM_ECDSA)` + `C_Sign` over the 32 digest bytes. Runs on the session's queue.
     private func rawSign(session: PooledSession, key: CK_OBJECT_HANDLE, digest: Digest32) -> RawResult {
         let functions = token.module.functions
-        let start = monotonicNanoseconds()
-        defer { pool.recordCall(startedAt: start) }
         var mechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(CKM_ECDSA), pParameter: nil, ulParameterLen: 0)
         let initRV = functions.signInit(session.handle, &mechanism, key)
         guard initRV == CKR_OK else {
@@ -283,7 +238,7 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
     /// Low-s normalisation and the recovery id against the cached public key.
     private func recoverable(_ raw: RawSignature, prehash: Digest32) throws(PKCS11Error) -> RecoverableSignature {
         do {
-            return try recoveryIds.recoverableSignature(prehash: prehash, r: raw.r, s: raw.s)
+            return try Secp256k1.recoverableSignature(prehash: prehash, r: raw.r, s: raw.s, expected: publicKey)
         } catch {
             throw .signatureMismatch("the token's signature does not recover to \(address.checksummed) (\(error))")
         }

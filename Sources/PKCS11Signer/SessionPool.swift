@@ -2,14 +2,6 @@ import CPKCS11
 import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A bounded pool of read-only sessions on one token, each used by one operation at a time.
 ///
 /// PKCS#11 sessions carry operation state (`C_SignInit` … `C_Sign`), so two threads must never
@@ -17,9 +9,8 @@ import Synchronization
 /// ``checkIn(_:)``; when all `capacity` sessions are busy, callers wait (suspended, without
 /// blocking a thread) in first-come order. Sessions are opened lazily, up to `capacity`.
 ///
-/// Where a holder's Cryptoki calls run is decided per signature (``beginInlineCall()``): on the
-/// calling thread while the token has been answering quickly and an inline slot is free,
-/// otherwise on the session's own serial dispatch queue (``onQueue(_:_:)``).
+/// A holder's Cryptoki calls run on the session's own serial dispatch queue
+/// (``onQueue(_:_:)``), so a slow token never blocks a thread of Swift's cooperative pool.
 final class SessionPool: Sendable {
     /// Return codes after which a session is gone and is reopened once.
     static let lostSessionCodes: Set<PKCS11ReturnCode> = [.sessionHandleInvalid, .sessionClosed, .deviceRemoved]
@@ -50,24 +41,10 @@ final class SessionPool: Sendable {
 
     private let state = Mutex(State())
 
-    /// Duration of the most recent `C_SignInit` + `C_Sign` on any of the pool's sessions, in
-    /// nanoseconds; 0 before the first.
-    private let lastCallNanoseconds = Atomic<UInt64>(0)
-
-    /// The limit on calls on callers' threads this pool draws from.
-    private let inlineSlots: InlineCallSlots
-
-    /// Where calls run (``CallPlacement/adaptive`` except in tests).
-    private let placement = Atomic<CallPlacement>(.adaptive)
-
-    /// Calls that ran on the holder's thread.
-    private let inlineCallCount = Atomic<Int>(0)
-
-    init(module: PKCS11Module, slot: CK_SLOT_ID, capacity: Int, inlineSlots: InlineCallSlots = .shared) {
+    init(module: PKCS11Module, slot: CK_SLOT_ID, capacity: Int) {
         self.module = module
         self.slot = slot
         self.capacity = capacity
-        self.inlineSlots = inlineSlots
     }
 
     deinit {
@@ -192,133 +169,20 @@ final class SessionPool: Sendable {
             }
         }
     }
-
-    /// Calls of at most this many nanoseconds count as quick: SoftHSM2 signs in about 0.4 ms, a
-    /// network HSM or a smart card takes several milliseconds to a second.
-    static let quickCallNanoseconds: UInt64 = 1_000_000
-
-    /// Claims the right to make the holder's next Cryptoki calls on the calling thread (a thread
-    /// of Swift's cooperative pool, for async callers), skipping the two thread hand-overs of
-    /// ``onQueue(_:_:)``; `nil` means: use the queue.
-    ///
-    /// Granted only while the pool's most recent `C_SignInit` + `C_Sign` was quick (so never
-    /// before the first) and an inline slot is free (one per processor in the process). A quick
-    /// call is the token's computation (SoftHSM2 signs in-process in well under a millisecond), so
-    /// it occupies a cooperative thread as any computation does; a token that waits on a device
-    /// or a network is slow, and after one slow call the calls go to the queue until one is quick
-    /// again. End the claim with ``InlineCall/end()`` right after the calls.
-    func beginInlineCall() -> InlineCall? {
-        switch placement.load(ordering: .relaxed) {
-        case .queue:
-            return nil
-        case .inline:
-            inlineCallCount.add(1, ordering: .relaxed)
-            return InlineCall(slots: nil)
-        case .adaptive:
-            let last = lastCallNanoseconds.load(ordering: .relaxed)
-            guard last > 0, last <= Self.quickCallNanoseconds, inlineSlots.begin() else { return nil }
-            inlineCallCount.add(1, ordering: .relaxed)
-            return InlineCall(slots: inlineSlots)
-        }
-    }
-
-    /// Records how long a `C_SignInit` + `C_Sign` took (from `start`, a
-    /// ``monotonicNanoseconds()`` reading).
-    func recordCall(startedAt start: UInt64) {
-        recordCall(nanoseconds: monotonicNanoseconds() &- start)
-    }
-
-    /// Records a call's duration.
-    func recordCall(nanoseconds: UInt64) {
-        lastCallNanoseconds.store(max(1, nanoseconds), ordering: .relaxed)
-    }
-
-    /// Calls made on the holder's thread so far (diagnostics and tests).
-    var inlineCalls: Int { inlineCallCount.load(ordering: .relaxed) }
-
-    /// Test hook: where calls run from now on.
-    func placeCallsForTesting(_ placement: CallPlacement) {
-        self.placement.store(placement, ordering: .relaxed)
-    }
 }
 
-/// Where a pool's Cryptoki calls run.
-enum CallPlacement: UInt8, AtomicRepresentable {
-    /// On the caller's thread while the token is quick and a slot is free, else on the queue.
-    case adaptive
-    /// Always on the session's queue (tests).
-    case queue
-    /// Always on the caller's thread, without taking a slot (tests).
-    case inline
-}
-
-/// A claim from ``SessionPool/beginInlineCall()``.
-struct InlineCall {
-    /// The slots the claim took one of; `nil` for a forced inline call.
-    let slots: InlineCallSlots?
-
-    /// Gives the slot back.
-    func end() {
-        slots?.end()
-    }
-}
-
-/// A limit on Cryptoki calls running on callers' threads at once.
-final class InlineCallSlots: Sendable {
-    /// The process-wide limit: the number of active processors (the width of Swift's cooperative
-    /// pool), so inline calls never outnumber the threads that can run them. With one slot fewer,
-    /// two sessions on two cores signed 1.4× as fast as one instead of 1.7–2×: the second always
-    /// paid the queue's thread hand-overs.
-    static let shared = InlineCallSlots(capacity: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-
-    /// The most calls inline at once.
-    let capacity: Int
-
-    /// Calls currently inline.
-    private let running = Atomic<Int>(0)
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    /// Takes a slot if one is free.
-    func begin() -> Bool {
-        var current = running.load(ordering: .relaxed)
-        while current < capacity {
-            let (exchanged, original) = running.compareExchange(
-                expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
-            if exchanged { return true }
-            current = original
-        }
-        return false
-    }
-
-    /// Gives a slot back.
-    func end() {
-        running.subtract(1, ordering: .acquiringAndReleasing)
-    }
-}
-
-/// Nanoseconds of `CLOCK_MONOTONIC`; only differences are meaningful.
-@inline(__always)
-func monotonicNanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-}
-
-/// One pooled session and the serial queue its blocking calls run on when they do not run inline.
+/// One pooled session and the serial queue its blocking calls run on.
 ///
 /// `@unchecked Sendable`: `handle` is mutable, but only the session's current holder touches it.
 /// The pool gives a session to one holder at a time (hand-overs are ordered by the pool's
-/// mutex and continuation resumption), and the holder reads or writes `handle` either on its
-/// own thread or inside blocks on `queue`, which is serial, never both at once: it awaits each
-/// block before touching the session again.
+/// mutex and continuation resumption), and the holder reads or writes `handle` inside blocks on
+/// `queue`, which is serial, or on its own thread between them: it awaits each block before
+/// touching the session again.
 final class PooledSession: @unchecked Sendable {
     /// The Cryptoki session; `CK_INVALID_HANDLE` once it is lost.
     var handle: CK_SESSION_HANDLE
 
-    /// Where this session's Cryptoki calls run unless they run on the holder's thread.
+    /// Where this session's Cryptoki calls run.
     let queue = DispatchQueue(label: "SignerKit.PKCS11Signer.session")
 
     init(handle: CK_SESSION_HANDLE) {

@@ -20,8 +20,8 @@ public enum Secp256k1 {
         }
         guard ok == 1 else { throw .invalidSignature }
         var point = secp256k1_pubkey()
-        let recovered = prehash.withUnsafeBytes { digest in
-            secp256k1_ecdsa_recover(context, &point, &parsed, digest.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        let recovered = withPointer(to: prehash) { digest in
+            secp256k1_ecdsa_recover(context, &point, &parsed, digest)
         }
         guard recovered == 1 else { throw .recoveryFailed }
         return PublicKey(point: point)
@@ -42,9 +42,18 @@ public enum Secp256k1 {
     /// to. An s that is 0 or ≥ n is returned unchanged (and rejected later by recovery).
     public static func normalize(r: Bytes32, s: Bytes32) -> (s: Bytes32, flipped: Bool) {
         _ = r
-        let value = Scalar(s)
-        guard Scalar.halfOrder < value, value < Scalar.order else { return (s, false) }
-        return (value.negatedModOrder.word, true)
+        // libsecp256k1's normalisation, on a signature with r = 1 (s does not depend on r).
+        let context = SharedContext.shared.raw
+        var one = Bytes32()
+        one[31] = 1
+        var parsed = secp256k1_ecdsa_signature()
+        let ok = withCompact(r: one, s: s) { compact in
+            secp256k1_ecdsa_signature_parse_compact(context, &parsed, compact)
+        }
+        guard ok == 1 else { return (s, false) }  // s ≥ n
+        var low = secp256k1_ecdsa_signature()
+        guard secp256k1_ecdsa_signature_normalize(context, &low, &parsed) == 1 else { return (s, false) }
+        return (compactS(of: &low), true)
     }
 
     /// The signature with s normalised to the low half and the recovery id adjusted to match.
@@ -60,120 +69,63 @@ public enum Secp256k1 {
     /// Finds the recovery id for a raw r‖s signature made by `expected`.
     ///
     /// s is normalised first (``normalize(r:s:)``) and the id returned belongs to that low-s
-    /// form: build the final signature as r, `normalize(r:s:).s`, and this id. An id is only
-    /// returned when ecrecover of that final signature yields `expected`.
+    /// form: build the final signature as r, `normalize(r:s:).s`, and this id, or call
+    /// ``recoverableSignature(prehash:r:s:expected:)``. An id is only returned when ecrecover of
+    /// that final signature yields `expected`.
     ///
-    /// Costs about one recovery: the point R = (z/s)·G + (r/s)·Q is computed with a single
-    /// libsecp256k1 recovery, and ecrecover(r, s, id) = Q holds exactly when R's x-coordinate is r
-    /// and id is the parity of its y. (Trying id 0 and then 1 costs 1.5 recoveries on average.)
-    /// For many signatures by one key, ``RecoveryIdSolver`` gives the same answers faster.
+    /// Trial recovery: id 0, and id 1 only when id 0 does not yield `expected` (1.5 recoveries on
+    /// average).
     ///
     /// - Throws: ``RecoveryError/invalidSignature`` if r or s is 0 or ≥ n,
     ///   ``RecoveryError/noMatchingRecoveryId`` if neither id recovers `expected`.
     public static func recoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) throws(RecoveryError)
         -> UInt8
     {
-        try recoverableSignature(r: r, s: s) { lowS in
-            lowSRecoveryId(prehash: prehash, r: r, s: lowS, expected: expected)
-        }.recoveryId
+        try recoverableSignature(prehash: prehash, r: r, s: s, expected: expected).recoveryId
     }
 
-    /// The final signature for a raw r‖s: r, s brought to low s, and the id `search` finds for
-    /// that low s (nil: none).
+    /// The final signature for a raw r‖s made by `expected`: r, s brought to low s, and the
+    /// recovery id ``recoveryId(prehash:r:s:expected:)`` finds.
     ///
     /// - Throws: ``RecoveryError/invalidSignature`` if r or s is 0 or ≥ n,
-    ///   ``RecoveryError/noMatchingRecoveryId`` if `search` finds no id.
-    static func recoverableSignature(r: Bytes32, s: Bytes32, search: (Bytes32) -> UInt8?) throws(RecoveryError)
-        -> RecoverableSignature
+    ///   ``RecoveryError/noMatchingRecoveryId`` if neither id recovers `expected`.
+    public static func recoverableSignature(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey)
+        throws(RecoveryError) -> RecoverableSignature
     {
         let (lowS, _) = normalize(r: r, s: s)
         guard isScalarInRange(r), isScalarInRange(lowS) else { throw .invalidSignature }
-        guard let id = search(lowS), let signature = try? RecoverableSignature(r: r, s: lowS, recoveryId: id) else {
-            throw .noMatchingRecoveryId
-        }
-        return signature
-    }
-
-    /// The recovery id of the low-s signature (r, s) by `expected`: one crafted recovery
-    /// (``solveRecoveryId(prehash:r:s:expected:)``), or trial recovery for a key whose
-    /// x-coordinate is not below n; nil when no id yields `expected`.
-    static func lowSRecoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) -> UInt8? {
-        switch solveRecoveryId(prehash: prehash, r: r, s: s, expected: expected) {
-        case .found(let id): id
-        case .noMatch: nil
-        case .notApplicable: trialRecoveryId(prehash: prehash, r: r, s: s, expected: expected)
-        }
-    }
-
-    /// What ``solveRecoveryId(prehash:r:s:expected:)`` found.
-    enum RecoveryIdSearch: Equatable {
-        /// ecrecover with this id yields the expected key.
-        case found(UInt8)
-        /// Neither id 0 nor id 1 yields the expected key.
-        case noMatch
-        /// The key's x-coordinate is not below n (probability about 2^-128); use trial recovery.
-        case notApplicable
-    }
-
-    /// The recovery id of the low-s signature (r, s) over `prehash` by `expected` with one
-    /// libsecp256k1 recovery; r and s must be in 1..<n.
-    ///
-    /// With z the digest and Q the key, ecrecover(r, s, id) = r⁻¹·(s·R − z·G) equals Q exactly
-    /// when R = (z/s)·G + (r/s)·Q, the point ECDSA verification computes; so the id exists when
-    /// that point's x-coordinate is r (as an integer: x = r + n would need id 2 or 3) and it is the
-    /// parity of its y. libsecp256k1 computes u·G + v·Q as the recovery of a signature whose r
-    /// is Q's own x-coordinate q (with Q's y parity as recovery id): that recovery returns
-    /// q⁻¹·(s'·Q − z'·G), so s' = q·r/s and z' = −q·z/s give the point.
-    static func solveRecoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) -> RecoveryIdSearch {
         let (x, y) = expected.coordinates
-        let q = Scalar(x)
-        guard q.isValidNonzero else { return .notApplicable }
-        let rValue = Scalar(r)
-        let sValue = Scalar(s)
-        guard rValue.isValidNonzero, sValue.isValidNonzero else { return .noMatch }
-        let sInverse = sValue.inverseModOrder
-        let sPrime = q.multipliedModOrder(by: rValue).multipliedModOrder(by: sInverse)
-        let z = Scalar(prehash).reducedModOrder
-        let zPrime =
-            z.isZero ? Scalar.zero : q.multipliedModOrder(by: z).multipliedModOrder(by: sInverse).negatedModOrder
+        for id: UInt8 in 0...1 where recovers(prehash: prehash, r: r, s: lowS, id: id, x: x, y: y) {
+            guard let signature = try? RecoverableSignature(r: r, s: lowS, recoveryId: id) else { break }
+            return signature
+        }
+        throw .noMatchingRecoveryId
+    }
+
+    /// Whether ecrecover of (r, s, id) over `prehash` is the point (x, y); r and s in 1..<n. Compares
+    /// coordinates only (no `PublicKey`, no address hash).
+    static func recovers(prehash: Digest32, r: Bytes32, s: Bytes32, id: UInt8, x: Bytes32, y: Bytes32) -> Bool {
         let context = SharedContext.shared.raw
         var parsed = secp256k1_ecdsa_recoverable_signature()
-        let ok = withCompact(r: x, s: sPrime.word) { compact in
-            secp256k1_ecdsa_recoverable_signature_parse_compact(context, &parsed, compact, Int32(y[31] & 1))
+        let ok = withCompact(r: r, s: s) { compact in
+            secp256k1_ecdsa_recoverable_signature_parse_compact(context, &parsed, compact, Int32(id))
         }
-        guard ok == 1 else { return .noMatch }
+        guard ok == 1 else { return false }
         var point = secp256k1_pubkey()
-        let recovered = zPrime.word.withUnsafeBytes { message in
-            secp256k1_ecdsa_recover(context, &point, &parsed, message.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        let recovered = withPointer(to: prehash) { digest in
+            secp256k1_ecdsa_recover(context, &point, &parsed, digest)
         }
-        // The point at infinity (no recovery) has no x-coordinate, so it matches no r.
-        guard recovered == 1 else { return .noMatch }
-        return recoveryId(of: &point, r: r)
-    }
-
-    /// For the point R of a verification: the parity of its y when its x-coordinate is r (as an
-    /// integer), else ``RecoveryIdSearch/noMatch``.
-    static func recoveryId(of point: inout secp256k1_pubkey, r: Bytes32) -> RecoveryIdSearch {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { buffer in
+        guard recovered == 1 else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { buffer in
+            guard let base = buffer.baseAddress else { return false }
             var length = 65
             let serialized = secp256k1_ec_pubkey_serialize(
-                SharedContext.shared.raw, buffer.baseAddress!, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
-            guard serialized == 1, length == 65 else { return .noMatch }
-            let matches = r.withUnsafeBytes { rBytes in
-                rBytes.elementsEqual(UnsafeBufferPointer(rebasing: buffer[1..<33]))
-            }
-            return matches ? .found(buffer[64] & 1) : .noMatch
+                context, base, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
+            guard serialized == 1, length == 65 else { return false }
+            let bytes = UnsafeRawBufferPointer(buffer)
+            return x.withUnsafeBytes { bytes[1..<33].elementsEqual($0) }
+                && y.withUnsafeBytes { bytes[33..<65].elementsEqual($0) }
         }
-    }
-
-    /// The recovery id of the low-s signature (r, s) by trying ecrecover with id 0 and then 1;
-    /// `nil` when neither yields `expected`.
-    static func trialRecoveryId(prehash: Digest32, r: Bytes32, s: Bytes32, expected: PublicKey) -> UInt8? {
-        for id: UInt8 in 0...1 {
-            guard let candidate = try? RecoverableSignature(r: r, s: s, recoveryId: id) else { continue }
-            if let key = try? recover(prehash: prehash, signature: candidate), key == expected { return id }
-        }
-        return nil
     }
 
     /// Standard ECDSA verification of r‖s over `prehash` against `publicKey`.
@@ -188,8 +140,8 @@ public enum Secp256k1 {
         }
         guard ok == 1 else { return false }
         return publicKey.withPoint { point in
-            prehash.withUnsafeBytes { digest in
-                secp256k1_ecdsa_verify(context, &parsed, digest.baseAddress!.assumingMemoryBound(to: UInt8.self), point)
+            withPointer(to: prehash) { digest in
+                secp256k1_ecdsa_verify(context, &parsed, digest, point)
             }
         } == 1
     }
@@ -198,17 +150,32 @@ public enum Secp256k1 {
 
     /// 0 < value < n.
     static func isScalarInRange(_ value: Bytes32) -> Bool {
-        Scalar(value).isValidNonzero
+        let scalar = UInt256(word: value)
+        return scalar != .zero && scalar < Secp256k1Order.order
+    }
+
+    /// The s half of a compact serialisation of `signature`.
+    private static func compactS(of signature: inout secp256k1_ecdsa_signature) -> Bytes32 {
+        var compact = (Bytes32(), Bytes32())
+        withUnsafeMutablePointer(to: &compact) { pointer in
+            UnsafeMutableRawPointer(pointer).withMemoryRebound(to: UInt8.self, capacity: 64) { bytes in
+                _ = secp256k1_ecdsa_signature_serialize_compact(SharedContext.shared.raw, bytes, &signature)
+            }
+        }
+        return compact.1
     }
 
     /// Calls `body` with the 64 bytes r‖s.
     private static func withCompact<R>(r: Bytes32, s: Bytes32, _ body: (UnsafePointer<UInt8>) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
-            r.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[0..<32]).copyMemory(from: $0) }
-            s.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[32..<64]).copyMemory(from: $0) }
-            return body(buffer.baseAddress!)
+        withUnsafePointer(to: (r, s)) { pointer in
+            UnsafeRawPointer(pointer).withMemoryRebound(to: UInt8.self, capacity: 64, body)
         }
     }
 
+    /// Calls `body` with the 32 bytes of `word`.
+    private static func withPointer<R>(to word: Bytes32, _ body: (UnsafePointer<UInt8>) -> R) -> R {
+        withUnsafePointer(to: word) { pointer in
+            UnsafeRawPointer(pointer).withMemoryRebound(to: UInt8.self, capacity: 32, body)
+        }
+    }
 }

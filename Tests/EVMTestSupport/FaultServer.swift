@@ -143,14 +143,14 @@ public final class FaultServer: Sendable {
         let logURL = LocalEVM.makeLog("signerkit-fault")
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
-        let stdout = Pipe()
+        let stdout = ChildProcess.makePipe()
         let process = try LocalEVM.launch(
             URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments, stdout: stdout, stderr: log)
-        let line = await LocalEVM.readLine(from: stdout.fileHandleForReading, orKill: process, within: .seconds(30))
+        let line = await LocalEVM.readLine(from: stdout.fileHandleForReading, within: .seconds(30))
         guard let line, line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)), port > 0,
             let url = URL(string: "http://127.0.0.1:\(port)")
         else {
-            LocalEVM.end(process)
+            await ChildProcess.onThread { ChildProcess.terminate(process) }
             let text = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
             throw LocalEVMError(description: "the fault server did not start: \(text.suffix(2000))")
         }
@@ -193,7 +193,7 @@ public final class FaultServer: Sendable {
             return current
         }
         guard let running else { return }
-        LocalEVM.end(running)
+        ChildProcess.terminateInBackground(running)
         try? FileManager.default.removeItem(at: logURL)
     }
 

@@ -31,9 +31,11 @@ public struct LocalEVMError: Error, CustomStringConvertible {
 /// `$SIGNERKIT_EVM_VENV`, default `<repo>/.build/evm-venv`), once per test process. The node exits
 /// by itself if the test process dies (`--parent-pid`), so a crashed run leaves nothing behind.
 ///
-/// Two Linux pitfalls shape the code: `Process.waitUntilExit` can spin forever under load, so exits
-/// are awaited by polling `isRunning`; and nothing here blocks Swift's cooperative pool (two threads
-/// on a two-core machine) while waiting for a child: blocking waits run on a thread of their own.
+/// Linux pitfalls shape the code: `Process.waitUntilExit` can spin forever under load, so exits
+/// are awaited by polling `isRunning`, with a bound; nothing here blocks Swift's cooperative pool
+/// (two threads on a two-core machine) while waiting for a child: blocking waits run on a thread of
+/// their own; and children are started through ``ChildProcess`` so that none inherits another's
+/// descriptors, and the first line is read with a deadline that holds even if one does.
 public final class LocalEVM: Sendable {
     /// The node's JSON-RPC endpoint.
     public let url: URL
@@ -82,29 +84,31 @@ public final class LocalEVM: Sendable {
         let logURL = makeLog("signerkit-evm")
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
-        let stdout = Pipe()
+        let stdout = ChildProcess.makePipe()
         let process = try launch(venv.appendingPathComponent("bin/python"), arguments, stdout: stdout, stderr: log)
-        let line = await readLine(from: stdout.fileHandleForReading, orKill: process, within: .seconds(90))
+        let line = await readLine(from: stdout.fileHandleForReading, within: .seconds(90))
         guard let line, line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)), port > 0,
             let url = URL(string: "http://127.0.0.1:\(port)")
         else {
-            end(process)
+            await ChildProcess.onThread { ChildProcess.terminate(process) }
             let logText = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
             throw LocalEVMError(
                 description: "the local EVM node did not start (first line \(line.map { "\"\($0)\"" } ?? "none"), "
-                    + "exit status \(process.terminationStatus)); its stderr:\n\(logText.suffix(4000))")
+                    + "\(exitDescription(process))); its stderr:\n\(logText.suffix(4000))")
         }
         return LocalEVM(url: url, port: port, logURL: logURL, process: process)
     }
 
-    /// Terminates the node (idempotent) and removes its log.
+    /// Terminates the node (idempotent: SIGTERM now, SIGKILL after five seconds and the reaping on
+    /// a thread of its own, so a `defer { evm.stop() }` never holds a cooperative thread) and
+    /// removes its log.
     public func stop() {
         let running = process.withLock { current -> Process? in
             defer { current = nil }
             return current
         }
         guard let running else { return }
-        Self.end(running)
+        ChildProcess.terminateInBackground(running)
         try? FileManager.default.removeItem(at: logURL)
     }
 
@@ -148,25 +152,16 @@ public final class LocalEVM: Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         do {
-            try process.run()
+            try ChildProcess.run(process)
         } catch {
             throw LocalEVMError(description: "cannot start \(executable.path) \(arguments.first ?? ""): \(error)")
         }
         return process
     }
 
-    /// SIGTERM, then SIGKILL if the process is still there after five seconds; then reaps it.
-    static func end(_ process: Process) {
-        if process.isRunning { process.terminate() }
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        reap(process)
-    }
-
-    /// Blocks until `process` has exited. Not `waitUntilExit`: it can spin forever on Linux Foundation.
-    private static func reap(_ process: Process) {
-        while process.isRunning { usleep(10_000) }
+    /// "exit status N", or why there is none (a child whose exit Foundation has not seen has none).
+    static func exitDescription(_ process: Process) -> String {
+        process.isRunning ? "still running" : "exit status \(process.terminationStatus)"
     }
 
     // MARK: - install
@@ -178,7 +173,7 @@ public final class LocalEVM: Sendable {
     public static func ensureInstalled() async throws {
         let task = installation.withLock { current -> Task<Void, any Error> in
             if let current { return current }
-            let task = Task { try await onThread { Result { try runInstaller() } }.get() }
+            let task = Task { try await ChildProcess.onThread { Result { try runInstaller() } }.get() }
             current = task
             return task
         }
@@ -196,7 +191,11 @@ public final class LocalEVM: Sendable {
         environment["SIGNERKIT_EVM_VENV"] = venv.path
         let process = try launch(
             URL(fileURLWithPath: "/bin/bash"), [script.path], environment: environment, stdout: log, stderr: log)
-        reap(process)
+        // pip may download; half an hour is far more than a fresh install takes.
+        guard ChildProcess.awaitExit(process, within: .seconds(1800)) else {
+            ChildProcess.terminate(process)
+            throw LocalEVMError(description: "scripts/evm-node/install.sh did not finish within 30 minutes")
+        }
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             throw LocalEVMError(
@@ -210,34 +209,10 @@ public final class LocalEVM: Sendable {
 
     // MARK: - reading the first line
 
-    /// The first line the child writes, or `nil` at end of file; kills `process` if none comes within `limit`.
-    static func readLine(from handle: FileHandle, orKill process: Process, within limit: Duration) async
-        -> String?
-    {
-        let watchdog = Task.detached {
-            try await Task.sleep(for: limit)
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        defer { watchdog.cancel() }
-        return await onThread { () -> String? in
-            var buffer: [UInt8] = []
-            while true {
-                let chunk = handle.availableData  // blocks; empty at end of file
-                if chunk.isEmpty { return buffer.isEmpty ? nil : String(decoding: buffer, as: UTF8.self) }
-                buffer.append(contentsOf: chunk)
-                if let newline = buffer.firstIndex(of: 0x0A) {
-                    return String(decoding: buffer[..<newline], as: UTF8.self)
-                }
-            }
-        }
-    }
-
-    /// Runs blocking work (pipe reads, waiting for the installer) on its own thread, off Swift's
-    /// cooperative pool (two threads on a two-core machine), and resumes with its result.
-    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: body()) }
-            thread.start()
-        }
+    /// The first line the child writes, or `nil` at end of file or when none comes within `limit`
+    /// (read on a thread of its own, see ``ChildProcess/firstLine(from:within:)``).
+    static func readLine(from handle: FileHandle, within limit: Duration) async -> String? {
+        let descriptor = handle.fileDescriptor
+        return await ChildProcess.onThread { ChildProcess.firstLine(from: descriptor, within: limit) }
     }
 }

@@ -1,6 +1,9 @@
+import EVMTestSupport
 import EthereumPrimitives
 import Foundation
 import Secp256k1
+import Synchronization
+import Testing
 
 @testable import PKCS11Signer
 
@@ -11,6 +14,11 @@ import Secp256k1
 /// `scripts/softhsm-token.sh` writes a config whose tokendir lies in a fresh temporary directory
 /// and initialises one token per purpose; `SOFTHSM2_CONF` is set with `setenv` before the module
 /// is loaded. Nothing depends on a system-wide token. The directory is removed at exit.
+///
+/// The set-up runs the script (seconds) on a thread of its own while the tests that need it are
+/// suspended: built in a `static let` initialiser instead, it parked every cooperative thread (one
+/// running it, the others waiting for the initialiser) and with them every other test in the
+/// process, including whichever one had to stop a child process the set-up was waiting for.
 enum TestHSM {
     /// The SoftHSM2 module.
     static let modulePath = PKCS11Module.softHSM2Path
@@ -41,10 +49,8 @@ enum TestHSM {
         let doomedTokenDirectory: URL
     }
 
-    /// Builds the fixture once (thread-safe: a global `let`).
-    private static let shared: Result<Fixture, SetupError> = Result { try setUp() }.mapError {
-        SetupError(text: "\($0)")
-    }
+    /// The one set-up of the process, once started.
+    private static let shared = Mutex<Task<Result<Fixture, SetupError>, Never>?>(nil)
 
     /// A fixture set-up failure.
     struct SetupError: Error, CustomStringConvertible {
@@ -52,13 +58,26 @@ enum TestHSM {
         var description: String { text }
     }
 
-    /// The shared fixture.
-    static func fixture() throws -> Fixture { try shared.get() }
+    /// The shared fixture, built by the first caller; every caller waits for that one set-up.
+    static func fixture() async throws -> Fixture {
+        let task = shared.withLock { current in
+            if let current { return current }
+            let task = Task {
+                await ChildProcess.onThread {
+                    Result { try setUp() }.mapError { SetupError(text: "\($0)") }
+                }
+            }
+            current = task
+            return task
+        }
+        return try await task.value.get()
+    }
 
     /// The main token, logged in.
-    static func mainToken() throws -> PKCS11Token {
-        let token = try fixture().module.token(.label(Label.main))
-        try token.login(pin: .file(path: fixture().pinFile.path))
+    static func mainToken() async throws -> PKCS11Token {
+        let fixture = try await fixture()
+        let token = try fixture.module.token(.label(Label.main))
+        try token.login(pin: .file(path: fixture.pinFile.path))
         return token
     }
 
@@ -98,6 +117,10 @@ enum TestHSM {
     }
 
     /// Runs `scripts/softhsm-token.sh --dir … --pin-file … --label …`.
+    ///
+    /// Its output goes to files, not pipes: a pipe reader waits for every copy of the write end to
+    /// close, and a child another test starts at the same moment may inherit one (see
+    /// `ChildProcess` in EVMTestSupport). The wait for its exit is bounded.
     private static func runScript(directory: URL, pinFile: URL, labels: [String]) throws {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -107,14 +130,26 @@ enum TestHSM {
         process.arguments =
             [script.path, "--dir", directory.path, "--pin-file", pinFile.path, "--module", modulePath]
             + labels.flatMap { ["--label", $0] }
-        let output = Pipe()
-        let errors = Pipe()
+        let outputURL = directory.appendingPathComponent("softhsm-token-\(UUID().uuidString).out")
+        let errorURL = directory.appendingPathComponent("softhsm-token-\(UUID().uuidString).err")
+        for url in [outputURL, errorURL] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+        let output = try FileHandle(forWritingTo: outputURL)
+        let errors = try FileHandle(forWritingTo: errorURL)
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
+        process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
+        try ChildProcess.run(process)
+        // The script takes seconds.
+        guard ChildProcess.awaitExit(process, within: .seconds(120)) else {
+            ChildProcess.terminate(process)
+            throw SetupError(text: "softhsm-token.sh did not finish within 120 s")
+        }
+        let stdout = (try? Data(contentsOf: outputURL)) ?? Data()
+        let stderr = (try? Data(contentsOf: errorURL)) ?? Data()
         guard process.terminationStatus == 0 else {
             throw SetupError(text: "softhsm-token.sh failed: \(String(decoding: stderr, as: UTF8.self))")
         }
@@ -140,3 +175,10 @@ let vectorAddress = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
 
 /// P-256's named-curve OID, DER-encoded.
 let p256Parameters: [UInt8] = [0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
+
+/// The suites that use the shared token, one test at a time: key management on a module is
+/// serialised (`PKCS11Module.serializingObjectAccess`), and tests running side by side would wait
+/// for each other on that lock with Swift's cooperative threads (one per core), holding up every
+/// other test in the process meanwhile.
+@Suite("PKCS#11 on the shared SoftHSM2 token", .serialized)
+enum TokenTests {}

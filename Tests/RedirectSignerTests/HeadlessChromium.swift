@@ -65,6 +65,10 @@ final class HeadlessChromium: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_adddup2(&actions, childReads, 3)
         posix_spawn_file_actions_adddup2(&actions, childWrites, 4)
+        // Nothing else: a descriptor another test has open without close-on-exec at this moment (the
+        // socket pair Foundation's Process watches for a child's exit, a pipe's write end) must not
+        // live on in the browser, or that child's exit or end of file goes unseen while it runs.
+        Self.closeFrom(5, in: &actions)
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
@@ -84,6 +88,20 @@ final class HeadlessChromium: Sendable {
         let thread = Thread { [self] in readLoop() }
         thread.name = "chromium-cdp-reader"
         thread.start()
+    }
+
+    /// Adds "close every descriptor from `lowest` up" to `actions`: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (2.34+, looked up at run time because the Swift
+    /// module does not export it), else a close for each descriptor open now.
+    static func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            if unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest) == 0 { return }
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap(Int32.init) where fd >= lowest {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
     }
 
     /// Sends one DevTools command and returns its `result`.

@@ -1,3 +1,4 @@
+import EVMTestSupport
 import Foundation
 import Testing
 
@@ -30,7 +31,7 @@ enum Binary {
         process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try process.run()
+        try ChildProcess.run(process)
         await waitForExit(process)
         #expect(process.terminationReason == .exit, "signerkit crashed: \(arguments)")
         return CommandResult(

@@ -1,3 +1,4 @@
+import EVMTestSupport
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
@@ -41,7 +42,7 @@ struct PKCS11ChildProcessTests {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        try ChildProcess.run(process)
         // A hung child is killed after five minutes (the tests take a few seconds).
         await waitForExit(process)
         try? handle.close()

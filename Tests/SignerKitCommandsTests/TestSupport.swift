@@ -1,3 +1,4 @@
+import EVMTestSupport
 import EthereumPrimitives
 import Foundation
 import Synchronization
@@ -229,15 +230,13 @@ func expectNoKeyMaterial(_ result: CommandResult, key: String, sourceLocation: S
 
 /// Waits for a started child process to exit, on a thread of its own: blocking one of Swift's
 /// cooperative threads (one per core) for the child's run would starve every test running
-/// concurrently. A child still running after `limit` is killed.
+/// concurrently. A child still running after `limit` is killed; the wait after that is bounded too
+/// (see `ChildProcess` for why Foundation may not notice an exit).
 func waitForExit(_ process: Process, killAfter limit: Duration = .seconds(300)) async {
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        Thread {
-            let deadline = ContinuousClock.now.advanced(by: limit)
-            while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
-            done.resume()
-        }.start()
+    await ChildProcess.onThread {
+        if !ChildProcess.awaitExit(process, within: limit) {
+            kill(process.processIdentifier, SIGKILL)
+            _ = ChildProcess.awaitExit(process, within: .seconds(30))
+        }
     }
 }

@@ -1,3 +1,4 @@
+import EVMTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -167,7 +168,7 @@ enum CLIHSM {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try process.run()
+        try ChildProcess.run(process)
         while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
         let stdout = try String(contentsOfFile: outPath, encoding: .utf8)
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {

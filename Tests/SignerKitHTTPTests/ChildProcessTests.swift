@@ -1,0 +1,88 @@
+import EVMTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+#if os(Linux)
+    /// The child-process helpers every test launcher uses (EVMTestSupport's `ChildProcess`): no
+    /// descriptor leaks into a child, and no wait depends on another process closing one.
+    @Suite("test child processes")
+    struct ChildProcessTests {
+        /// A started `/bin/sh -c script` with the given standard output.
+        static func shell(_ script: String, stdout: Any) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = stdout
+            process.standardError = FileHandle.nullDevice
+            try ChildProcess.run(process)
+            return process
+        }
+
+        @Test("pipes are close-on-exec at both ends and do not reach other children")
+        func pipesAreCloseOnExec() async throws {
+            let pipe = ChildProcess.makePipe()
+            let ends = [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor]
+            #expect(ends.allSatisfy(ChildProcess.isCloseOnExec))
+            let listing = FileManager.default.temporaryDirectory.appendingPathComponent("fds-\(UUID().uuidString)")
+            _ = FileManager.default.createFile(atPath: listing.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: listing) }
+            let output = try FileHandle(forWritingTo: listing)
+            defer { try? output.close() }
+            let child = try Self.shell("ls /proc/$$/fd", stdout: output)
+            #expect(await ChildProcess.onThread { ChildProcess.awaitExit(child, within: .seconds(30)) })
+            let open = Set(
+                try String(contentsOf: listing, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) })
+            #expect(open.isSuperset(of: [0, 1, 2]))
+            #expect(open.isDisjoint(with: ends), "the child has \(open.sorted())")
+        }
+
+        @Test("the first line is given up on at the deadline while another process holds the write end")
+        func firstLineHasADeadline() async throws {
+            let pipe = ChildProcess.makePipe()
+            // This child keeps the write end open and never writes: no end of file ever comes.
+            let holder = try Self.shell("exec sleep 600", stdout: pipe)
+            defer { ChildProcess.terminateInBackground(holder) }
+            let descriptor = pipe.fileHandleForReading.fileDescriptor
+            let clock = ContinuousClock()
+            let started = clock.now
+            let line = await ChildProcess.onThread { ChildProcess.firstLine(from: descriptor, within: .seconds(1)) }
+            #expect(line == nil)
+            // Generous: the machine may be heavily shared; without the deadline it is 600 s.
+            #expect(clock.now - started < .seconds(120))
+        }
+
+        @Test("the first line is returned as soon as it is written, and end of file ends the read")
+        func firstLineAndEndOfFile() async throws {
+            let pipe = ChildProcess.makePipe()
+            let writer = try Self.shell("printf 'LISTENING 1234\\nmore\\n'", stdout: pipe)
+            defer { ChildProcess.terminateInBackground(writer) }
+            let descriptor = pipe.fileHandleForReading.fileDescriptor
+            let line = await ChildProcess.onThread { ChildProcess.firstLine(from: descriptor, within: .seconds(30)) }
+            #expect(line == "LISTENING 1234")
+
+            let silent = ChildProcess.makePipe()
+            let quiet = try Self.shell("exit 0", stdout: silent)
+            let none = silent.fileHandleForReading.fileDescriptor
+            #expect(await ChildProcess.onThread { ChildProcess.firstLine(from: none, within: .seconds(30)) } == nil)
+            #expect(await ChildProcess.onThread { ChildProcess.awaitExit(quiet, within: .seconds(30)) })
+        }
+
+        @Test("terminate ends a child that ignores SIGTERM, and its own children, within a bounded wait")
+        func terminateEscalates() async throws {
+            // A grandchild too (the background sleep): it holds what Foundation watches for the
+            // child's exit, so it must be killed with the child.
+            let stubborn = try Self.shell("trap '' TERM; sleep 600 & wait", stdout: FileHandle.nullDevice)
+            let clock = ContinuousClock()
+            let started = clock.now
+            await ChildProcess.onThread { ChildProcess.terminate(stubborn, grace: .milliseconds(500)) }
+            try #require(!stubborn.isRunning)
+            #expect(stubborn.terminationReason == .uncaughtSignal)
+            #expect(clock.now - started < .seconds(120))  // without the SIGKILL: 600 s
+        }
+    }
+#endif
