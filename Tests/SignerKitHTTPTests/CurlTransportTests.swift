@@ -107,7 +107,8 @@ struct CurlTransportTests {
         }
         #expect(error == .timeout(requestSent: true))
         var elapsed = started.duration(to: clock.now)
-        #expect(elapsed >= .milliseconds(550) && elapsed < .seconds(5), "\(elapsed)")
+        // Bounds far from the limits: a loaded CI machine is slow, but nowhere near the 60 s timeout.
+        #expect(elapsed >= .milliseconds(550) && elapsed < .seconds(20), "\(elapsed)")
 
         started = clock.now
         let task = Task { () async throws(HTTPError) -> HTTPResponse in
@@ -117,7 +118,7 @@ struct CurlTransportTests {
         task.cancel()
         let result = await task.result
         elapsed = started.duration(to: clock.now)
-        #expect(elapsed < .seconds(5), "\(elapsed)")
+        #expect(elapsed < .seconds(20), "\(elapsed)")
         guard case .failure(let failure) = result else {
             Issue.record("expected cancelled, got \(result)"); return
         }
