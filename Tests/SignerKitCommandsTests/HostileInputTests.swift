@@ -17,6 +17,19 @@ import WalletConnectPay
 /// FIFOs, invalid UTF-8 and core dumps need a real process: see ``HostileProcessTests``.
 @Suite("hostile input: keys in value flags, megabyte values, secret files, KDF bounds")
 struct HostileInputTests {
+    @Test(
+        "payment ids that would change the API path (.., encoded dots, ?, #) exit 65 before any request",
+        arguments: ["..", ".", "%2e%2E", "pay_x?y", "pay_x#y", "https://pay.walletconnect.com/?pid=.."])
+    func hostilePaymentIds(_ id: String) async throws {
+        let api = try await FaultServer.start()
+        defer { api.stop() }
+        let directory = try TemporaryDirectory()
+        let key = try directory.write("key", Actions.keyHex)
+        let result = await signerkit(["pay", id, "--key-file", key, "--api-url", api.url.absoluteString])
+        expectInvalid(result, "payment id")
+        #expect(try await api.requests().isEmpty, "nothing may reach the API")
+    }
+
     /// The key every probe pastes (the Actions fixture key, whose address is known).
     static let key = keyDigits(Actions.keyHex)
 
