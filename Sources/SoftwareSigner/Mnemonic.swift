@@ -139,18 +139,19 @@ public final class Mnemonic: Sendable {
         indices.withUnsafeBytes { Int($0[2 * position]) << 8 | Int($0[2 * position + 1]) }
     }
 
-    /// Words joined by single spaces, in secure memory.
+    /// Words joined by single spaces, in secure memory (the indices are read one at a time, never
+    /// collected in ordinary memory).
     private func sentence() -> SecureBytes {
-        let all = (0..<wordCount).map { index($0) }
-        let length = all.reduce(wordCount - 1) { $0 + Self.words[$1].count }
+        var length = wordCount - 1
+        for position in 0..<wordCount { length += Self.words[index(position)].count }
         return SecureBytes(count: length) { (out: UnsafeMutableRawBufferPointer) in
             var offset = 0
-            for (number, value) in all.enumerated() {
-                if number > 0 {
+            for position in 0..<wordCount {
+                if position > 0 {
                     out[offset] = 0x20
                     offset += 1
                 }
-                for byte in Self.words[value] {
+                for byte in Self.words[index(position)] {
                     out[offset] = byte
                     offset += 1
                 }

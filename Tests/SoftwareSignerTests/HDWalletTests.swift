@@ -177,6 +177,10 @@ struct HDWalletTests {
         defer { unlink(link) }
         let linkError = try #require(throws: SoftwareKeyError.self) { try SoftwareKeySigner(mnemonicFile: link) }
         #expect(linkError.description.contains("symbolic link"))
+        let fifo = mnemonicPath + ".fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let fifoError = try #require(throws: SoftwareKeyError.self) { try SoftwareKeySigner(mnemonicFile: fifo) }
+        #expect(fifoError == .insecureFile(path: fifo, reason: "is not a regular file"))
         let bad = try TestSupport.temporaryFile("abandon abandon", name: "bad")
         defer { TestSupport.remove(bad) }
         chmod(bad, 0o600)
