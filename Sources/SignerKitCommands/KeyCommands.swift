@@ -1,11 +1,11 @@
 import Secp256k1
 
-/// `signerkit key generate|address`: throwaway software keys.
+/// `signerkit key generate|address|mnemonic|derive`: software keys and HD wallets (``HDCommands``).
 enum KeyCommands {
     /// The `key` group.
     static let command = Command.group(
         "key", summary: "Create key files and show their addresses.",
-        subcommands: [generate, address])
+        subcommands: [generate, address, HDCommands.mnemonic, HDCommands.derive])
 
     /// `key generate --out FILE`.
     static let generate = Command.leaf(

@@ -13,6 +13,10 @@ public enum KeySource: Sendable, Hashable, CustomStringConvertible {
     case keystoreText
     /// A keystore file.
     case keystoreFile(path: String)
+    /// A BIP-39 mnemonic file (with its derivation path).
+    case mnemonicFile(path: String)
+    /// BIP-39 mnemonic text handed to the API directly.
+    case mnemonicText
 
     /// `key file /path`, `environment variable NAME`, …
     public var description: String {
@@ -22,6 +26,8 @@ public enum KeySource: Sendable, Hashable, CustomStringConvertible {
         case .environmentVariable(let name): "environment variable \(name)"
         case .keystoreText: "keystore JSON"
         case .keystoreFile(let path): "keystore file \(path)"
+        case .mnemonicFile(let path): "mnemonic file \(path)"
+        case .mnemonicText: "mnemonic text"
         }
     }
 }
@@ -41,6 +47,13 @@ public enum SoftwareKeyError: Error, Sendable, Equatable, CustomStringConvertibl
     case environmentVariableNotSet(name: String)
     /// A keystore could not be parsed or decrypted.
     case keystore(source: KeySource, reason: KeystoreError)
+    /// A secret file is a symbolic link, not a regular file, or accessible by group or others
+    /// (secret files must be regular files with mode 0600 or stricter).
+    case insecureFile(path: String, reason: String)
+    /// A BIP-39 mnemonic or its passphrase was refused.
+    case mnemonic(source: KeySource, reason: MnemonicError)
+    /// BIP-32 derivation failed.
+    case derivation(source: KeySource, reason: HDWalletError)
 
     /// A one-line explanation naming the source.
     public var description: String {
@@ -51,6 +64,9 @@ public enum SoftwareKeyError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unreadableFile(let path, let reason): "cannot read \(path): \(reason)"
         case .environmentVariableNotSet(let name): "environment variable \(name) is not set"
         case .keystore(let source, let reason): "\(source): \(reason)"
+        case .insecureFile(let path, let reason): "\(path): \(reason)"
+        case .mnemonic(let source, let reason): "\(source): \(reason)"
+        case .derivation(let source, let reason): "\(source): \(reason)"
         }
     }
 }
