@@ -36,8 +36,7 @@ enum RequestResolver {
             return ResolvedRequest(
                 index: index, action: action, method: method, chainId: chainId, account: account, payload: payload,
                 node: node,
-                preview: previewer.preview(
-                    index: index, action: action, method: method, chainId: chainId, account: account, payload: payload))
+                previewer: previewer)
         case .signTypedDataV4:
             guard params.count >= 2 else { throw fail(.invalidParams("expected [address, typedData]")) }
             let account = try address(params[0], position: "[0] (address)", fail: fail)
@@ -61,8 +60,7 @@ enum RequestResolver {
             return ResolvedRequest(
                 index: index, action: action, method: method, chainId: chainId, account: account, payload: payload,
                 node: node,
-                preview: previewer.preview(
-                    index: index, action: action, method: method, chainId: chainId, account: account, payload: payload))
+                previewer: previewer)
         case .sendTransaction, .signTransaction:
             guard let first = params.first, first.kind == .object, case .object(let object) = first.value else {
                 throw fail(.invalidParams("[0] (transaction): expected an object"))
@@ -87,8 +85,7 @@ enum RequestResolver {
             return ResolvedRequest(
                 index: index, action: action, method: method, chainId: chainId, account: from, payload: payload,
                 node: node,
-                preview: previewer.preview(
-                    index: index, action: action, method: method, chainId: chainId, account: from, payload: payload))
+                previewer: previewer)
         }
     }
 

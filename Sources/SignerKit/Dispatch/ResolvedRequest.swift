@@ -1,6 +1,7 @@
 import EIP712
 import EthereumPrimitives
 import EthereumTransactions
+import Synchronization
 
 /// One action after parsing and validation: what the backend is asked to do.
 public struct ResolvedRequest: Sendable {
@@ -30,16 +31,53 @@ public struct ResolvedRequest: Sendable {
     public let payload: Payload
     /// The node for this chain, if the dispatcher has one (needed to fill and broadcast transactions).
     public let node: (any EthereumNode)?
-    /// What the action really does (token, amount, spender, deadline, warnings), computed once when the
-    /// action is resolved; policies judge it.
-    public let preview: SigningPreview
+    /// What the action really does (token, amount, spender, deadline, warnings); policies judge it.
+    /// Computed on first use and kept, so a batch that no policy previews does not pay for it.
+    public var preview: SigningPreview { lazyPreview.value }
+    private let lazyPreview: LazyPreview
     /// What the actions of this request's batch share (journal, nonces used, broadcasts); set by the
     /// dispatcher before any backend is called.
     var batch: BatchContext?
+
+    /// A resolved request whose preview `previewer` makes when it is first asked for.
+    init(
+        index: Int, action: WalletRpcAction, method: RpcMethod, chainId: UInt256, account: Address, payload: Payload,
+        node: (any EthereumNode)?, previewer: SigningPreviewer
+    ) {
+        self.index = index
+        self.action = action
+        self.method = method
+        self.chainId = chainId
+        self.account = account
+        self.payload = payload
+        self.node = node
+        lazyPreview = LazyPreview {
+            previewer.preview(
+                index: index, action: action, method: method, chainId: chainId, account: account, payload: payload)
+        }
+    }
 
     /// The native value a transaction moves (zero for messages).
     public var nativeValue: UInt256 {
         if case .transaction(let tx, _) = payload { return tx.value }
         return .zero
+    }
+}
+
+/// A preview made on first use, then kept (shared by the copies of one request).
+private final class LazyPreview: Sendable {
+    private let make: @Sendable () -> SigningPreview
+    private let made = Mutex<SigningPreview?>(nil)
+
+    init(_ make: @escaping @Sendable () -> SigningPreview) { self.make = make }
+
+    var value: SigningPreview {
+        if let known = made.withLock({ $0 }) { return known }
+        let fresh = make()
+        return made.withLock { state in
+            if let known = state { return known }
+            state = fresh
+            return fresh
+        }
     }
 }
