@@ -46,6 +46,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // libmicrohttpd: the one HTTP server (shim.h holds fixed-argument wrappers over the variadic calls).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
         // Fixed-argument wrappers over the variadic gcry_control.
         .target(name: "CGcryptShim", dependencies: ["CGcrypt"]),
         // MARK: project C code (hot path)
@@ -86,6 +92,12 @@ let package = Package(
         .target(
             name: "SignerKitHTTP",
             dependencies: ["CCurl", "EthereumPrimitives", "SignerKitSupport"],
+            swiftSettings: strictSwift
+        ),
+        // The one HTTP server layer (`package` access) on libmicrohttpd: loopback callbacks, local test services.
+        .target(
+            name: "SignerKitHTTPServer",
+            dependencies: ["CMicroHTTPD"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -224,6 +236,11 @@ let package = Package(
             name: "SignerKitCommandsTests",
             dependencies: ["SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "SignerKitHTTPServerTests",
+            dependencies: ["SignerKitHTTPServer", "SignerKitHTTP"],
             swiftSettings: strictSwift
         ),
         .testTarget(
