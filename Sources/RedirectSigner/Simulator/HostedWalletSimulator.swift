@@ -3,6 +3,7 @@ import EthereumPrimitives
 import EthereumTransactions
 import Foundation
 import SignerKit
+import SignerKitHTTPServer
 import Synchronization
 
 /// A stand-in for the Waypoint hosted wallet, for tests and demos: a loopback HTTP server that
@@ -103,19 +104,18 @@ public final class HostedWalletSimulator: Sendable {
 
     /// The configuration.
     public let configuration: Configuration
-    private let server: LoopbackHTTPServer
+    private let server: HTTPServer
     private let pending = Mutex<[String: Pending]>([:])
     private let log = Mutex<[ReceivedRequest]>([])
     private let nonce = Mutex<UInt64>(0)
 
-    /// Binds 127.0.0.1:`port` (0: ephemeral); serving starts with ``start()``.
+    /// Binds 127.0.0.1:`port` (0: ephemeral) and serves at once.
     ///
     /// - Throws: ``WaypointError/transport(_:)`` when the port cannot be bound.
     public init(configuration: Configuration, port: UInt16 = 0) throws(WaypointError) {
         self.configuration = configuration
-        let socket = try POSIXSocket.listenLoopback(port: port)
         let box = Locked<HostedWalletSimulator?>(nil)
-        server = LoopbackHTTPServer(listening: socket) { request in
+        server = try startLoopbackServer(port: port) { request in
             guard let simulator = box.value else { return .text(503, "stopped") }
             return await simulator.handle(request)
         }
@@ -132,8 +132,8 @@ public final class HostedWalletSimulator: Sendable {
     /// `http://127.0.0.1:PORT`: pass as the Waypoint origin.
     public var origin: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts serving.
-    public func start() { server.start() }
+    /// Starts serving (the port serves from `init` on; kept for callers that start explicitly).
+    public func start() {}
 
     /// Stops serving and closes the port.
     public func stop() async {
