@@ -125,7 +125,10 @@ let package = Package(
         ),
         .target(
             name: "WalletConnectPay",
-            dependencies: ["SignerKit", "SignerKitHTTP", "EIP712", "Secp256k1", "EthereumPrimitives", "SignerKitSupport"],
+            dependencies: [
+                "SignerKit", "SignerKitHTTP", "EIP712", "Secp256k1", "EthereumPrimitives", "SignerKitSupport",
+                "SignerKitHTTPServer",
+            ],
             swiftSettings: strictSwift
         ),
         .target(
@@ -229,7 +232,7 @@ let package = Package(
             name: "WalletConnectPayTests",
             dependencies: [
                 "WalletConnectPay", "EthereumRPC", "SignerKitHTTP", "SignerKit", "SoftwareSigner", "Secp256k1",
-                "EthereumPrimitives", "EthereumTransactions", "EIP712", "EVMTestSupport",
+                "EthereumPrimitives", "EthereumTransactions", "EIP712", "EVMTestSupport", "SignerKitHTTPServer",
             ],
             swiftSettings: strictSwift
         ),

@@ -41,11 +41,16 @@ package final class HTTPServer: Sendable {
         self.core = core
     }
 
-    deinit {
-        // Nobody awaited stop(): stop on a plain thread so the daemon and its core are still released.
+    deinit { stopWithoutWaiting() }
+
+    /// Starts ``stop()`` on a dedicated thread and returns at once (for synchronous callers and `deinit`).
+    /// Idempotent.
+    package func stopWithoutWaiting() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let core = self.core
-        Thread { core.stopBlocking() }.start()
+        let thread = Thread { core.stopBlocking() }
+        thread.name = "signerkit-http-stop"
+        thread.start()
     }
 
     /// `http://host:port` (IPv6 hosts bracketed).
