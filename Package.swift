@@ -131,11 +131,30 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // Test doubles, never in a wallet: the local Pay service and the hosted-wallet simulator (used by the
+        // CLI's `pay serve-local` / `waypoint simulate-wallet` and the tests; deliberately not products).
+        .target(
+            name: "WalletConnectPayTesting",
+            dependencies: [
+                "WalletConnectPay", "SignerKit", "SignerKitHTTPServer", "EIP712", "Secp256k1", "EthereumPrimitives",
+                "SignerKitSupport",
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "RedirectSignerTesting",
+            dependencies: [
+                "RedirectSigner", "SignerKit", "SignerKitHTTPServer", "EthereumPrimitives", "Secp256k1", "EIP712",
+                "EthereumTransactions",
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
                 "RedirectSigner", "PKCS11Signer", "WalletConnectPay", "EthereumRPC", "SignerKitSupport",
+                "WalletConnectPayTesting", "RedirectSignerTesting",
             ],
             swiftSettings: strictSwift
         ),
@@ -218,7 +237,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RedirectSignerTests",
-            dependencies: ["RedirectSigner", "SignerKit", "SoftwareSigner", "Secp256k1", "EthereumPrimitives"],
+            dependencies: [
+                "RedirectSigner", "RedirectSignerTesting", "SignerKit", "SoftwareSigner", "Secp256k1",
+                "EthereumPrimitives",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -233,12 +255,15 @@ let package = Package(
             dependencies: [
                 "WalletConnectPay", "EthereumRPC", "SignerKitHTTP", "SignerKit", "SoftwareSigner", "Secp256k1",
                 "EthereumPrimitives", "EthereumTransactions", "EIP712", "EVMTestSupport", "SignerKitHTTPServer",
+                "WalletConnectPayTesting",
             ],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "SignerKitCommandsTests",
-            dependencies: ["SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay"],
+            dependencies: [
+                "SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay", "WalletConnectPayTesting",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),

@@ -2,6 +2,7 @@ import EIP712
 import EthereumPrimitives
 import Foundation
 import RedirectSigner
+import RedirectSignerTesting
 import SignerKit
 import Synchronization
 import Testing

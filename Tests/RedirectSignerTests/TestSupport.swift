@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import RedirectSigner
+import RedirectSignerTesting
 import SignerKit
 import SoftwareSigner
 import Synchronization

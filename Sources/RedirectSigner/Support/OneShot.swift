@@ -47,13 +47,13 @@ final class OneShot<Value: Sendable>: Sendable {
 }
 
 /// A shareable mutable cell guarded by a lock.
-final class Locked<Value: Sendable>: Sendable {
+package final class Locked<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
 
-    init(_ value: Value) { mutex = Mutex(value) }
+    package init(_ value: Value) { mutex = Mutex(value) }
 
     /// The current value.
-    var value: Value {
+    package var value: Value {
         get { mutex.withLock { $0 } }
         set { mutex.withLock { $0 = newValue } }
     }

@@ -4,6 +4,7 @@ import SignerKit
 import SignerKitHTTPServer
 import SignerKitSupport
 import Synchronization
+import WalletConnectPay
 
 /// A local WalletConnect Pay gateway on 127.0.0.1, for tests, demos and offline development.
 ///
@@ -505,7 +506,9 @@ final class LocalPayCore: Sendable {
         guard id.hasPrefix("pay_") else { return false }
         let rest = id.utf8.dropFirst(4)
         return (1...100).contains(rest.count)
-            && rest.allSatisfy { PaymentLink.isUnreserved($0) && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "~") }
+            && rest.allSatisfy {
+                PercentEncoding.isUnreserved($0) && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "~")
+            }
     }
 
     // MARK: - Status

@@ -2,6 +2,7 @@ import EIP712
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
+import RedirectSigner
 import SignerKit
 import SignerKitHTTPServer
 import Synchronization
@@ -149,7 +150,7 @@ public final class HostedWalletSimulator: Sendable {
 
     // MARK: - HTTP
 
-    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let path = String(request.path)
         if request.method == "POST", path == "/decide" { return await decide(request) }
         guard request.method == "GET" else { return page(405, "Method not allowed", "<p>Use GET.</p>") }
@@ -203,7 +204,7 @@ public final class HostedWalletSimulator: Sendable {
         }
     }
 
-    private func decide(_ request: HTTPRequest) async -> HTTPResponse {
+    private func decide(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard case .success(let pairs) = QueryEncoding.decodePairs(String(decoding: request.body, as: UTF8.self)[...])
         else {
             return page(400, "Bad request", "<p>Unreadable form.</p>")
@@ -221,7 +222,7 @@ public final class HostedWalletSimulator: Sendable {
     private enum Validation {
         case valid(Pending)
         case fail(String)
-        case refuse(HTTPResponse)
+        case refuse(HTTPServerResponse)
     }
 
     private func validate(kind: WaypointMethod, pathClient: String?, _ parameters: [String: String]) -> Validation {
@@ -366,11 +367,11 @@ public final class HostedWalletSimulator: Sendable {
 
     // MARK: - Pages
 
-    private func page(_ status: Int, _ title: String, _ body: String) -> HTTPResponse {
+    private func page(_ status: Int, _ title: String, _ body: String) -> HTTPServerResponse {
         .html(status, HTML.page(title: title, body: body))
     }
 
-    private func approvalPage(id: String, _ request: Pending) -> HTTPResponse {
+    private func approvalPage(id: String, _ request: Pending) -> HTTPServerResponse {
         var rows: [(String, String)] = [
             ("App", request.clientId), ("Chain", request.chainId.decimalString),
             ("Wallet", configuration.walletAddress.checksummed),

@@ -1,5 +1,6 @@
 import Foundation
 import SignerKitHTTPServer
+import WalletConnectPay
 
 /// Why the loopback server could not start.
 public struct LoopbackServerError: Error, Sendable, Equatable, CustomStringConvertible {
