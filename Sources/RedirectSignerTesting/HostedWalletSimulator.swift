@@ -133,9 +133,6 @@ public final class HostedWalletSimulator: Sendable {
     /// `http://127.0.0.1:PORT`: pass as the Waypoint origin.
     public var origin: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts serving (the port serves from `init` on; kept for callers that start explicitly).
-    public func start() {}
-
     /// Stops serving and closes the port.
     public func stop() async {
         await server.stop()

@@ -514,7 +514,6 @@ enum WaypointCommands {
         } catch {
             throw .failure("\(error)")
         }
-        simulator.start()
         context.printLine("listening: \(simulator.origin)")
         context.io.writeStandardError("wallet \(simulator.configuration.walletAddress.checksummed); stop with Ctrl-C\n")
         let end = exitAfter.map { ContinuousClock.now.advanced(by: .seconds($0)) }
