@@ -143,3 +143,38 @@ struct HTTPServerTests {
         #expect(throws: HTTPServerError.self) { try HTTPServer(host: "not-an-address") { _ in .drop } }
     }
 }
+
+/// The server's sockets never leak into child processes.
+@Suite("HTTP server layer: descriptors")
+struct HTTPServerDescriptorTests {
+    @Test("the listening socket and an accepted connection are close-on-exec")
+    func closeOnExec() async throws {
+        let server = try HTTPServer { _ in .text(200, "ok") }
+        let port = server.port
+        let flags = try await RawClient.offPool { () -> [Int32] in
+            let client = try RawClient(port: port)
+            client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            _ = client.readResponse()
+            // The connection stays open (keep-alive): both server-side sockets exist now.
+            return Self.descriptorFlags(localPort: port)
+        }
+        #expect(flags.count >= 2, "expected the listener and the accepted connection")
+        for flag in flags { #expect(flag & FD_CLOEXEC != 0) }
+        await server.stop()
+    }
+
+    /// `F_GETFD` of every socket in this process whose local port is `localPort` (the server's side).
+    static func descriptorFlags(localPort: UInt16) -> [Int32] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return [] }
+        return names.compactMap(Int32.init).compactMap { fd -> Int32? in
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let named = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+            }
+            guard named, address.sin_family == sa_family_t(AF_INET), UInt16(bigEndian: address.sin_port) == localPort
+            else { return nil }
+            return fcntl(fd, F_GETFD)
+        }
+    }
+}
