@@ -12,7 +12,8 @@ import Synchronization
 ///
 /// Threading: one libmicrohttpd polling thread (`MHD_USE_AUTO_INTERNAL_THREAD`, epoll on Linux) owns
 /// every socket. It never waits for Swift: a complete request is handed to a new `Task` running the
-/// async handler and its connection is *suspended* (`MHD_suspend_connection`); when the handler returns,
+/// async handler (on ``HandlerExecutor``, dispatch threads outside the cooperative pool, so answers do
+/// not depend on the pool being free) and its connection is *suspended* (`MHD_suspend_connection`); when the handler returns,
 /// the task stores the answer and resumes the connection (`MHD_resume_connection`, which only wakes the
 /// polling thread), and the polling thread sends it. So no libmicrohttpd thread blocks on the
 /// cooperative pool and no task blocks on libmicrohttpd.

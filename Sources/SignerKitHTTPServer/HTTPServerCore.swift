@@ -139,7 +139,7 @@ final class HTTPServerCore: Sendable {
         let connectionAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
         let key = ObjectIdentifier(context)
         state.withLock { state in
-            state.tasks[key] = Task {
+            state.tasks[key] = Task(executorPreference: HandlerExecutor.shared) {
                 let response = await handler(request)
                 context.finish(response)
                 self.state.withLock { _ = $0.tasks.removeValue(forKey: key) }

@@ -178,3 +178,43 @@ struct HTTPServerDescriptorTests {
         }
     }
 }
+
+/// Answers do not depend on Swift's cooperative pool being free.
+@Suite("HTTP server layer: cooperative pool")
+struct HTTPServerPoolTests {
+    @Test("a handler that suspends still answers while every cooperative thread is blocked")
+    func answersWithThePoolBlocked() async throws {
+        let server = try HTTPServer { _ in
+            try? await Task.sleep(for: .milliseconds(20))
+            return .text(200, "answered")
+        }
+        let port = server.port
+        let status = try await RawClient.offPool { () throws -> Int? in
+            // Occupy every thread of the cooperative pool (one per core) until released.
+            let release = DispatchSemaphore(value: 0)
+            let started = StartCounter()
+            let width = ProcessInfo.processInfo.activeProcessorCount
+            for _ in 0..<width {
+                Task.detached {
+                    started.count.add(1, ordering: .relaxed)
+                    release.wait()
+                }
+            }
+            let startDeadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while started.count.load(ordering: .relaxed) < width && ContinuousClock.now < startDeadline {
+                usleep(1_000)
+            }
+            defer { for _ in 0..<width { release.signal() } }
+            let client = try RawClient(port: port)
+            client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            return client.readResponse()?.status
+        }
+        #expect(status == 200)
+        await server.stop()
+    }
+}
+
+/// Counts the tasks that occupy the pool.
+final class StartCounter: Sendable {
+    let count = Atomic<Int>(0)
+}
