@@ -46,6 +46,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // libmicrohttpd: the one HTTP server (shim.h holds fixed-argument wrappers over the variadic calls).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
         // Fixed-argument wrappers over the variadic gcry_control.
         .target(name: "CGcryptShim", dependencies: ["CGcrypt"]),
         // MARK: project C code (hot path)
@@ -88,6 +94,12 @@ let package = Package(
             dependencies: ["CCurl", "EthereumPrimitives", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
+        // The one HTTP server layer (`package` access) on libmicrohttpd: loopback callbacks, local test services.
+        .target(
+            name: "SignerKitHTTPServer",
+            dependencies: ["CMicroHTTPD"],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "EthereumRPC",
             dependencies: ["SignerKit", "SignerKitHTTP", "EthereumPrimitives"],
@@ -102,6 +114,7 @@ let package = Package(
             name: "RedirectSigner",
             dependencies: [
                 "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKitSupport",
+                "SignerKitHTTPServer",
             ],
             swiftSettings: strictSwift
         ),
@@ -112,7 +125,28 @@ let package = Package(
         ),
         .target(
             name: "WalletConnectPay",
-            dependencies: ["SignerKit", "SignerKitHTTP", "EIP712", "Secp256k1", "EthereumPrimitives", "SignerKitSupport"],
+            dependencies: [
+                "SignerKit", "SignerKitHTTP", "EIP712", "Secp256k1", "EthereumPrimitives", "SignerKitSupport",
+                "SignerKitHTTPServer",
+            ],
+            swiftSettings: strictSwift
+        ),
+        // Test doubles, never in a wallet: the local Pay service and the hosted-wallet simulator (used by the
+        // CLI's `pay serve-local` / `waypoint simulate-wallet` and the tests; deliberately not products).
+        .target(
+            name: "WalletConnectPayTesting",
+            dependencies: [
+                "WalletConnectPay", "SignerKit", "SignerKitHTTPServer", "EIP712", "Secp256k1", "EthereumPrimitives",
+                "SignerKitSupport",
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "RedirectSignerTesting",
+            dependencies: [
+                "RedirectSigner", "SignerKit", "SignerKitHTTPServer", "EthereumPrimitives", "Secp256k1", "EIP712",
+                "EthereumTransactions",
+            ],
             swiftSettings: strictSwift
         ),
         .target(
@@ -120,6 +154,7 @@ let package = Package(
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
                 "RedirectSigner", "PKCS11Signer", "WalletConnectPay", "EthereumRPC", "SignerKitSupport",
+                "WalletConnectPayTesting", "RedirectSignerTesting",
             ],
             swiftSettings: strictSwift
         ),
@@ -202,7 +237,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RedirectSignerTests",
-            dependencies: ["RedirectSigner", "SignerKit", "SoftwareSigner", "Secp256k1", "EthereumPrimitives"],
+            dependencies: [
+                "RedirectSigner", "RedirectSignerTesting", "SignerKit", "SoftwareSigner", "Secp256k1",
+                "EthereumPrimitives",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -216,14 +254,22 @@ let package = Package(
             name: "WalletConnectPayTests",
             dependencies: [
                 "WalletConnectPay", "EthereumRPC", "SignerKitHTTP", "SignerKit", "SoftwareSigner", "Secp256k1",
-                "EthereumPrimitives", "EthereumTransactions", "EIP712", "EVMTestSupport",
+                "EthereumPrimitives", "EthereumTransactions", "EIP712", "EVMTestSupport", "SignerKitHTTPServer",
+                "WalletConnectPayTesting",
             ],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "SignerKitCommandsTests",
-            dependencies: ["SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay"],
+            dependencies: [
+                "SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay", "WalletConnectPayTesting",
+            ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "SignerKitHTTPServerTests",
+            dependencies: ["SignerKitHTTPServer", "SignerKitHTTP"],
             swiftSettings: strictSwift
         ),
         .testTarget(

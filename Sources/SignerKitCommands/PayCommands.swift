@@ -4,6 +4,7 @@ import Foundation
 import SignerKit
 import Synchronization
 import WalletConnectPay
+import WalletConnectPayTesting
 
 /// `signerkit pay`: pay a WalletConnect Pay payment link, or run a local Pay service.
 ///

@@ -2,6 +2,7 @@ import EIP712
 import EthereumPrimitives
 import Foundation
 import RedirectSigner
+import RedirectSignerTesting
 import SignerKit
 
 /// `signerkit waypoint …`: the Ronin Waypoint hosted wallet (a redirect-based signer).
@@ -513,7 +514,6 @@ enum WaypointCommands {
         } catch {
             throw .failure("\(error)")
         }
-        simulator.start()
         context.printLine("listening: \(simulator.origin)")
         context.io.writeStandardError("wallet \(simulator.configuration.walletAddress.checksummed); stop with Ctrl-C\n")
         let end = exitAfter.map { ContinuousClock.now.advanced(by: .seconds($0)) }

@@ -215,7 +215,7 @@ public enum PaymentLink {
     }
 
     /// `name=value` pairs of a query string, both percent-decoded when they decode.
-    static func parameters(_ query: Substring) -> [(name: String, value: String)] {
+    package static func parameters(_ query: Substring) -> [(name: String, value: String)] {
         query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let name: Substring
             let value: Substring

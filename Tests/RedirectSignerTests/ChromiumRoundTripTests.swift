@@ -2,6 +2,7 @@ import EIP712
 import EthereumPrimitives
 import Foundation
 import RedirectSigner
+import RedirectSignerTesting
 import SignerKit
 import Synchronization
 import Testing
@@ -85,7 +86,6 @@ struct ChromiumRoundTripTests {
     @Test func approveInTheBrowserThroughTheDispatcher() async throws {
         guard let chromium = try launch() else { return }
         let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet, clientId: "e2e-client"))
-        simulator.start()
         let clicker = Clicker(chromium: chromium, button: "approve")
         let session = WaypointSession(
             origin: simulator.origin, clientId: "e2e-client", transport: try LoopbackTransport(opener: clicker.opener),
@@ -133,7 +133,6 @@ struct ChromiumRoundTripTests {
     @Test func rejectInTheBrowserFailsTheBatch() async throws {
         guard let chromium = try launch() else { return }
         let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet))
-        simulator.start()
         let clicker = Clicker(chromium: chromium, button: "reject")
         let session = WaypointSession(
             origin: simulator.origin, clientId: "c", transport: try LoopbackTransport(opener: clicker.opener),

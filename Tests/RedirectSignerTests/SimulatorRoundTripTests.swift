@@ -2,6 +2,7 @@ import EIP712
 import EthereumPrimitives
 import Foundation
 import RedirectSigner
+import RedirectSignerTesting
 import Secp256k1
 import SignerKit
 import Testing
@@ -145,7 +146,6 @@ struct SimulatorRoundTripTests {
 
     @Test func interactiveApprovalThroughTheHTMLForm() async throws {
         let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet))
-        simulator.start()
         let opener = RecordingOpener()
         let session = WaypointSession(
             origin: simulator.origin, clientId: "c", transport: try LoopbackTransport(opener: opener.opener))
@@ -175,7 +175,6 @@ struct SimulatorRoundTripTests {
 
     @Test func simulatorValidatesParameters() async throws {
         let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet, mode: .autoApprove))
-        simulator.start()
         defer { Task { await simulator.stop() } }
         let redirect = QueryEncoding.percentEncode("http://127.0.0.1:1/cb")
         let common = "clientId=c&redirect=\(redirect)&chainId=2020&state=s1"

@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import RedirectSigner
+import RedirectSignerTesting
 import SignerKit
 import SoftwareSigner
 import Synchronization
@@ -127,7 +128,6 @@ struct SimulatedWallet {
         _ configuration: HostedWalletSimulator.Configuration, timeout: Duration = .seconds(60)
     ) throws -> SimulatedWallet {
         let simulator = try HostedWalletSimulator(configuration: configuration)
-        simulator.start()
         let browser = FetchingOpener()
         let transport = try LoopbackTransport(opener: browser.opener)
         let session = WaypointSession(

@@ -2,6 +2,7 @@ import EVMTestSupport
 import Foundation
 import Testing
 import WalletConnectPay
+import WalletConnectPayTesting
 
 /// `signerkit pay` (the built binary) against the local Pay service behind the fault-injecting proxy.
 @Suite(

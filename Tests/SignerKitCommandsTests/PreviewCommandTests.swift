@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Foundation
 import Testing
 import WalletConnectPay
+import WalletConnectPayTesting
 
 @testable import SignerKitCommands
 

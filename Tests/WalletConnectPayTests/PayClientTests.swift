@@ -3,6 +3,7 @@ import EVMTestSupport
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitHTTPServer
 import SoftwareSigner
 import Testing
 import WalletConnectPay
@@ -292,14 +293,15 @@ struct PayClientTests {
             Issue.record("expected .transport, got \(String(describing: error))"); return
         }
 
-        let slow = try LoopbackHTTPServer { _ in
+        let slow = try HTTPServer { _ in
             try? await Task.sleep(for: .seconds(3))
-            return .json(200, "{}")
+            return HTTPServerResponse(status: 200, body: Array("{}".utf8))
         }
-        defer { slow.stop() }
+        defer { slow.stopWithoutWaiting() }
         let impatient = PayClient(
             configuration: PayClientConfiguration(
-                baseURL: slow.baseURL, authentication: .none, retry: .none, connectTimeout: .milliseconds(300),
+                baseURL: try #require(URL(string: slow.baseURLString)), authentication: .none, retry: .none,
+                connectTimeout: .milliseconds(300),
                 requestTimeout: .milliseconds(500)))
         let clock = ContinuousClock()
         let started = clock.now
@@ -312,14 +314,17 @@ struct PayClientTests {
 
     @Test("a long poll extends the timeouts by maxPollMs")
     func longPollTimeouts() async throws {
-        let slow = try LoopbackHTTPServer { _ in
+        let slow = try HTTPServer { _ in
             try? await Task.sleep(for: .milliseconds(1500))
-            return .json(200, #"{"status":"processing","isFinal":false,"pollInMs":10,"info":null}"#)
+            return HTTPServerResponse(
+                status: 200, headers: [("Content-Type", "application/json")],
+                body: Array(#"{"status":"processing","isFinal":false,"pollInMs":10,"info":null}"#.utf8))
         }
-        defer { slow.stop() }
+        defer { slow.stopWithoutWaiting() }
         let client = PayClient(
             configuration: PayClientConfiguration(
-                baseURL: slow.baseURL, authentication: .none, retry: .none, connectTimeout: .seconds(1),
+                baseURL: try #require(URL(string: slow.baseURLString)), authentication: .none, retry: .none,
+                connectTimeout: .seconds(1),
                 requestTimeout: .seconds(1)))
         // 1 s timeouts + a long poll of 30 s: the 1.5 s answer arrives even on a loaded machine.
         let status = try await client.paymentStatus(paymentId: "pay_1", maxPollMs: 30_000)
@@ -556,7 +561,8 @@ struct PayClientTests {
         let signature = try await impostor.sign(prehash: try TypedData(jsonText: typedText).digest())
         let url = service.baseURL.appendingPathComponent("v1/gateway/payment/\(id)/confirm")
         let (status, body) = try await rawRequest(
-            "POST", url, body: #"{"optionId":"\#(option)","results":[{"type":"walletRpc","data":["\#(signature.hex)"]}]}"#)
+            "POST", url,
+            body: #"{"optionId":"\#(option)","results":[{"type":"walletRpc","data":["\#(signature.hex)"]}]}"#)
         #expect(status == 422)
         #expect(body.contains("not the option's account"))
     }

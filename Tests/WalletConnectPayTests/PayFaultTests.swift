@@ -5,6 +5,7 @@ import SignerKit
 import SoftwareSigner
 import Testing
 import WalletConnectPay
+import WalletConnectPayTesting
 
 /// The Pay client through the fault-injecting proxy (scripts/fault-server) in front of the local
 /// service, over real HTTP on 127.0.0.1: what the client does and what the proxy saw.

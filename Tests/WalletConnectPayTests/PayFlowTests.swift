@@ -6,6 +6,7 @@ import SignerKit
 import SoftwareSigner
 import Testing
 import WalletConnectPay
+import WalletConnectPayTesting
 
 /// `PayFlow` end to end against the local service.
 @Suite("Pay flow")

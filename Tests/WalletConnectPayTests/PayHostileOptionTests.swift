@@ -5,6 +5,7 @@ import SoftwareSigner
 import Synchronization
 import Testing
 import WalletConnectPay
+import WalletConnectPayTesting
 
 /// A key that counts its signatures (the proof that nothing was signed).
 final class CountingKey: PrehashSigner {

@@ -52,7 +52,7 @@ public enum QueryEncoding {
 
     /// Splits a query (without `?`) into decoded pairs in order; empty segments are skipped and a
     /// segment without `=` has an empty value. `nil` names the first undecodable part.
-    static func decodePairs(_ query: Substring) -> Result<[(name: String, value: String)], DecodeFailure> {
+    package static func decodePairs(_ query: Substring) -> Result<[(name: String, value: String)], DecodeFailure> {
         var pairs: [(name: String, value: String)] = []
         for segment in query.split(separator: "&", omittingEmptySubsequences: true) {
             let rawName: Substring
@@ -72,9 +72,9 @@ public enum QueryEncoding {
     }
 
     /// A query part that is not valid form encoding.
-    struct DecodeFailure: Error {
+    package struct DecodeFailure: Error {
         /// The parameter it belongs to (as written when the name itself is undecodable).
-        let name: String
+        package let name: String
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

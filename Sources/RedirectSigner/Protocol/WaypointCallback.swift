@@ -203,7 +203,7 @@ public struct WaypointCallback: Sendable, Hashable {
 
     /// Whether `text` is a plausible redirect URI: a scheme, something after it, printable ASCII
     /// without spaces, no fragment.
-    static func isRedirectURI(_ text: String) -> Bool {
+    package static func isRedirectURI(_ text: String) -> Bool {
         guard let colon = text.firstIndex(of: ":"), isScheme(text[..<colon]), text.index(after: colon) < text.endIndex
         else {
             return false

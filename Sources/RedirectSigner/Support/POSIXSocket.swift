@@ -8,8 +8,8 @@ import Foundation
     import Darwin
 #endif
 
-/// Thin helpers over POSIX sockets for the loopback listener, the deep-link socket and the
-/// simulator. Every descriptor is close-on-exec, and writes never raise `SIGPIPE`.
+/// Thin helpers over POSIX Unix-domain sockets for the deep-link transport (HTTP servers use
+/// `SignerKitHTTPServer`). Every descriptor is close-on-exec, and writes never raise `SIGPIPE`.
 enum POSIXSocket {
     /// `SOCK_STREAM` with close-on-exec where the platform allows it at creation.
     private static var streamType: Int32 {
@@ -30,43 +30,6 @@ enum POSIXSocket {
             var one: Int32 = 1
             _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
-    }
-
-    /// A TCP socket listening on 127.0.0.1:`port` (0 picks an ephemeral port) and the bound port.
-    static func listenLoopback(port: UInt16) throws(WaypointError) -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, streamType, 0)
-        guard fd >= 0 else { throw .transport("socket: \(reason(errno))") }
-        prepare(fd)
-        var one: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        #if canImport(Darwin)
-            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else {
-            let code = errno
-            close(fd)
-            throw .transport("bind 127.0.0.1:\(port): \(reason(code))")
-        }
-        guard listen(fd, 64) == 0 else {
-            let code = errno
-            close(fd)
-            throw .transport("listen: \(reason(code))")
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, UInt16(bigEndian: actual.sin_port))
     }
 
     /// A `sockaddr_un` for `path`, or `nil` when the path does not fit.

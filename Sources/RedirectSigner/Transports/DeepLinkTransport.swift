@@ -149,17 +149,9 @@ public final class DeepLinkTransport: WaypointTransport {
         if case .terminated = continuation.yield(.callback(IncomingCallback(url: url) { reply.fulfill($0) })) {
             reply.fulfill(.rejected("the signer is no longer waiting"))
         }
-        let answer = BlockingAwait.run {
-            let timer = Task {
-                do {
-                    try await Task.sleep(for: .seconds(60))
-                    reply.fulfill(.rejected("the signer did not answer in time"))
-                } catch {}
-            }
-            let answer = await reply.value()
-            timer.cancel()
-            return answer
-        }
+        // This is a connection thread of its own: it may block, bounded, without touching the pool.
+        if reply.wait(seconds: 60) == nil { reply.fulfill(.rejected("the signer did not answer in time")) }
+        let answer = reply.wait(seconds: 0) ?? .rejected("the signer did not answer in time")
         let text = answer.text.replacingOccurrences(of: "\n", with: " ")
         POSIXSocket.setTimeouts(client, seconds: 5)
         POSIXSocket.write(client, Array("\(answer.isAccepted ? "ok" : "rejected") \(text)\n".utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import SignerKitHTTPServer
 
 /// Receives callbacks on a loopback HTTP listener: the redirect is `http://127.0.0.1:PORT/callback`
 /// (an ephemeral port unless one is given), and the browser that follows the wallet's redirect gets a small page
@@ -18,7 +19,7 @@ public final class LoopbackTransport: WaypointTransport {
     public let path: String
     /// `http://127.0.0.1:PORT/callback` (or with `localhost`).
     public let redirectURI: String
-    private let server: LoopbackHTTPServer
+    private let server: HTTPServer
     private let opener: URLOpener
     private let events: AsyncStream<TransportEvent>
     private let continuation: AsyncStream<TransportEvent>.Continuation
@@ -39,14 +40,17 @@ public final class LoopbackTransport: WaypointTransport {
         guard host == "127.0.0.1" || host == "localhost" else {
             throw .invalidRequest("the loopback listener is 127.0.0.1 or localhost, not \(host)")
         }
-        let socket = try POSIXSocket.listenLoopback(port: port)
         let (stream, continuation) = AsyncStream<TransportEvent>.makeStream()
-        let origin = "http://\(host):\(socket.port)"
-        let hosts: Set<String> = ["127.0.0.1:\(socket.port)", "localhost:\(socket.port)"]
-        server = LoopbackHTTPServer(listening: socket) { request in
-            await Self.handle(request, path: path, hosts: hosts, origin: origin, continuation: continuation)
+        // The port is known only once bound; the handler reads it from here (set before any request
+        // can name it in a Host header).
+        let bound = Locked<(origin: String, hosts: Set<String>)>(("", []))
+        server = try startLoopbackServer(port: port) { request in
+            let (origin, hosts) = bound.value
+            return await Self.handle(request, path: path, hosts: hosts, origin: origin, continuation: continuation)
         }
-        self.port = socket.port
+        let origin = "http://\(host):\(server.port)"
+        bound.value = (origin, ["127.0.0.1:\(server.port)", "localhost:\(server.port)"])
+        self.port = server.port
         self.path = path
         redirectURI = origin + path
         self.opener = opener
@@ -54,10 +58,10 @@ public final class LoopbackTransport: WaypointTransport {
         self.continuation = continuation
     }
 
-    /// Starts serving and returns the callbacks.
+    /// Returns the callbacks (the listener serves from ``init(port:path:host:opener:)`` on; a callback
+    /// that arrives first waits in the stream).
     public func start() async throws(WaypointError) -> AsyncStream<TransportEvent> {
-        server.start()
-        return events
+        events
     }
 
     /// Hands the request URL to the opener.

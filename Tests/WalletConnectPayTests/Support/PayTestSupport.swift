@@ -6,6 +6,7 @@ import SoftwareSigner
 import Synchronization
 import Testing
 import WalletConnectPay
+import WalletConnectPayTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,8 +1,10 @@
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitHTTPServer
 import SignerKitSupport
 import Synchronization
+import WalletConnectPay
 
 /// A local WalletConnect Pay gateway on 127.0.0.1, for tests, demos and offline development.
 ///
@@ -170,23 +172,30 @@ public final class LocalPayService: Sendable {
     /// The port it listens on.
     public var port: UInt16 { server.port }
     /// `http://127.0.0.1:<port>`: the API base URL for ``PayClientConfiguration/baseURL``.
-    public var baseURL: URL { server.baseURL }
+    public let baseURL: URL
 
     private let core: LocalPayCore
-    private let server: LoopbackHTTPServer
+    private let server: HTTPServer
 
     /// Starts the service.
     public init(configuration: Configuration = Configuration()) throws(LoopbackServerError) {
         let core = LocalPayCore(configuration: configuration)
         self.core = core
-        server = try LoopbackHTTPServer(port: configuration.port) { request in await core.handle(request) }
-        core.setBaseURL(server.baseURL.absoluteString)
+        let server = try HTTPServer.localService(port: configuration.port) { request in await core.handle(request) }
+        guard let url = URL(string: server.baseURLString) else { preconditionFailure("cannot form the loopback URL") }
+        self.server = server
+        baseURL = url
+        core.setBaseURL(server.baseURLString)
     }
 
-    deinit { server.stop() }
+    deinit { server.stopWithoutWaiting() }
 
-    /// Stops listening (idempotent).
-    public func stop() { server.stop() }
+    /// Stops listening (idempotent): new connections are refused at once; requests in flight finish in
+    /// the background. ``shutdown()`` also waits for them.
+    public func stop() { server.stopWithoutWaiting() }
+
+    /// Stops listening and returns once requests in flight are over and the port is closed.
+    public func shutdown() async { await server.stop() }
 
     /// Creates a payment and returns its id.
     @discardableResult
@@ -497,7 +506,9 @@ final class LocalPayCore: Sendable {
         guard id.hasPrefix("pay_") else { return false }
         let rest = id.utf8.dropFirst(4)
         return (1...100).contains(rest.count)
-            && rest.allSatisfy { PaymentLink.isUnreserved($0) && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "~") }
+            && rest.allSatisfy {
+                PercentEncoding.isUnreserved($0) && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "~")
+            }
     }
 
     // MARK: - Status

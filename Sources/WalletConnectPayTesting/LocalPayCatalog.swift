@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import SignerKit
+import WalletConnectPay
 
 /// The tokens, contracts and payloads the local Pay service offers: USDC on a few EVM chains,
 /// ERC-3009 `ReceiveWithAuthorization`, an ERC-20 `approve` of Permit2 and a Permit2 `PermitTransferFrom`.

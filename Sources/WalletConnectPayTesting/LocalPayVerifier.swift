@@ -2,6 +2,7 @@ import EIP712
 import EthereumPrimitives
 import Secp256k1
 import SignerKit
+import WalletConnectPay
 
 /// Checks one confirm result against the action it answers and the option's account.
 enum LocalPayVerifier {

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import SignerKit
+import WalletConnectPay
 
 /// Test double only: the actions of the local service's hostile option kinds — each shows the payment's
 /// amount while its action asks for something else. A wallet must refuse every one before signing.

@@ -2,7 +2,9 @@ import EIP712
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
+import RedirectSigner
 import SignerKit
+import SignerKitHTTPServer
 import Synchronization
 
 /// A stand-in for the Waypoint hosted wallet, for tests and demos: a loopback HTTP server that
@@ -103,19 +105,18 @@ public final class HostedWalletSimulator: Sendable {
 
     /// The configuration.
     public let configuration: Configuration
-    private let server: LoopbackHTTPServer
+    private let server: HTTPServer
     private let pending = Mutex<[String: Pending]>([:])
     private let log = Mutex<[ReceivedRequest]>([])
     private let nonce = Mutex<UInt64>(0)
 
-    /// Binds 127.0.0.1:`port` (0: ephemeral); serving starts with ``start()``.
+    /// Binds 127.0.0.1:`port` (0: ephemeral) and serves at once.
     ///
     /// - Throws: ``WaypointError/transport(_:)`` when the port cannot be bound.
     public init(configuration: Configuration, port: UInt16 = 0) throws(WaypointError) {
         self.configuration = configuration
-        let socket = try POSIXSocket.listenLoopback(port: port)
         let box = Locked<HostedWalletSimulator?>(nil)
-        server = LoopbackHTTPServer(listening: socket) { request in
+        server = try startLoopbackServer(port: port) { request in
             guard let simulator = box.value else { return .text(503, "stopped") }
             return await simulator.handle(request)
         }
@@ -132,9 +133,6 @@ public final class HostedWalletSimulator: Sendable {
     /// `http://127.0.0.1:PORT`: pass as the Waypoint origin.
     public var origin: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts serving.
-    public func start() { server.start() }
-
     /// Stops serving and closes the port.
     public func stop() async {
         await server.stop()
@@ -149,7 +147,7 @@ public final class HostedWalletSimulator: Sendable {
 
     // MARK: - HTTP
 
-    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let path = String(request.path)
         if request.method == "POST", path == "/decide" { return await decide(request) }
         guard request.method == "GET" else { return page(405, "Method not allowed", "<p>Use GET.</p>") }
@@ -203,7 +201,7 @@ public final class HostedWalletSimulator: Sendable {
         }
     }
 
-    private func decide(_ request: HTTPRequest) async -> HTTPResponse {
+    private func decide(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard case .success(let pairs) = QueryEncoding.decodePairs(String(decoding: request.body, as: UTF8.self)[...])
         else {
             return page(400, "Bad request", "<p>Unreadable form.</p>")
@@ -221,7 +219,7 @@ public final class HostedWalletSimulator: Sendable {
     private enum Validation {
         case valid(Pending)
         case fail(String)
-        case refuse(HTTPResponse)
+        case refuse(HTTPServerResponse)
     }
 
     private func validate(kind: WaypointMethod, pathClient: String?, _ parameters: [String: String]) -> Validation {
@@ -366,11 +364,11 @@ public final class HostedWalletSimulator: Sendable {
 
     // MARK: - Pages
 
-    private func page(_ status: Int, _ title: String, _ body: String) -> HTTPResponse {
+    private func page(_ status: Int, _ title: String, _ body: String) -> HTTPServerResponse {
         .html(status, HTML.page(title: title, body: body))
     }
 
-    private func approvalPage(id: String, _ request: Pending) -> HTTPResponse {
+    private func approvalPage(id: String, _ request: Pending) -> HTTPServerResponse {
         var rows: [(String, String)] = [
             ("App", request.clientId), ("Chain", request.chainId.decimalString),
             ("Wallet", configuration.walletAddress.checksummed),

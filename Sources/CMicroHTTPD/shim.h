@@ -1,0 +1,38 @@
+#ifndef SIGNERKIT_CMICROHTTPD_SHIM_H
+#define SIGNERKIT_CMICROHTTPD_SHIM_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/* MHD_start_daemon and MHD_get_daemon_info are variadic, which Swift cannot call: fixed-argument wrappers. */
+
+/** The URI log callback: sees the raw request target and returns the request's context. */
+typedef void *(*sk_mhd_uri_log)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+/** Starts a daemon bound to `address` with the server's one set of limits. */
+static inline struct MHD_Daemon *sk_mhd_start(
+    unsigned int flags, const struct sockaddr *address, MHD_AccessHandlerCallback handler, void *cls,
+    MHD_RequestCompletedCallback completed, sk_mhd_uri_log uri_log, unsigned int connection_limit,
+    unsigned int per_ip_connection_limit, unsigned int timeout_seconds, size_t memory_limit,
+    unsigned int listen_backlog) {
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, cls,
+        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_log, cls,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
+        MHD_OPTION_END);
+}
+
+/** The port the daemon is bound to, or 0. */
+static inline uint16_t sk_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+#endif

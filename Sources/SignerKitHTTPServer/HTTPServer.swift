@@ -1,0 +1,80 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The one HTTP/1.1 server layer, on libmicrohttpd: loopback callback listeners and local test services.
+///
+/// Threading: one libmicrohttpd polling thread (`MHD_USE_AUTO_INTERNAL_THREAD`, epoll on Linux) owns
+/// every socket. It never waits for Swift: a complete request is handed to a new `Task` running the
+/// async handler (on ``HandlerExecutor``, dispatch threads outside the cooperative pool, so answers do
+/// not depend on the pool being free) and its connection is *suspended* (`MHD_suspend_connection`); when the handler returns,
+/// the task stores the answer and resumes the connection (`MHD_resume_connection`, which only wakes the
+/// polling thread), and the polling thread sends it. So no libmicrohttpd thread blocks on the
+/// cooperative pool and no task blocks on libmicrohttpd.
+///
+/// Connections are keep-alive (HTTP/1.1 rules); sockets are close-on-exec (libmicrohttpd opens them with
+/// `SOCK_CLOEXEC`) and never raise `SIGPIPE`. Limits are one ``HTTPServerLimits``.
+package final class HTTPServer: Sendable {
+    /// Handles one request.
+    package typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPServerResponse
+
+    /// The bound port.
+    package let port: UInt16
+    /// The bound address, e.g. `127.0.0.1`.
+    package let host: String
+    private let core: HTTPServerCore
+    private let stopped = Atomic<Bool>(false)
+
+    /// Binds `host`:`port` (an IPv4 or IPv6 literal; port 0 picks a free port) and starts serving.
+    package init(
+        host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(),
+        handler: @escaping Handler
+    ) throws(HTTPServerError) {
+        let core = HTTPServerCore(limits: limits, handler: handler)
+        self.port = try core.start(host: host, port: port)
+        self.host = host
+        self.core = core
+    }
+
+    deinit { stopWithoutWaiting() }
+
+    /// Starts ``stop()`` on a dedicated thread and returns at once (for synchronous callers and `deinit`).
+    /// Idempotent.
+    package func stopWithoutWaiting() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let core = self.core
+        let thread = Thread { core.stopBlocking() }
+        thread.name = "signerkit-http-stop"
+        thread.start()
+    }
+
+    /// `http://host:port` (IPv6 hosts bracketed).
+    package var baseURLString: String {
+        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+    }
+
+    /// Stops accepting at once, lets requests in flight finish (up to the limits' shutdown grace, then
+    /// cancels their handlers and waits for them), closes every connection and the daemon. Idempotent.
+    package func stop() async {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else {
+            await core.waitStopped()
+            return
+        }
+        let core = self.core
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            // libmicrohttpd's stop joins its thread: a dedicated thread waits, never the cooperative pool.
+            let thread = Thread {
+                core.stopBlocking()
+                done.resume()
+            }
+            thread.name = "signerkit-http-stop"
+            thread.start()
+        }
+    }
+}

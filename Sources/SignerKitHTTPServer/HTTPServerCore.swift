@@ -1,0 +1,202 @@
+import CMicroHTTPD
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The state libmicrohttpd's callbacks reach through their `cls` pointer (retained while the daemon runs).
+final class HTTPServerCore: Sendable {
+    let limits: HTTPServerLimits
+    let handler: HTTPServer.Handler
+
+    private struct State {
+        /// The daemon's address (an `OpaquePointer` is not `Sendable`); 0 once stopped.
+        var daemon: UInt = 0
+        /// Requests whose line arrived and that have not completed.
+        var inFlight = 0
+        var tasks: [ObjectIdentifier: Task<Void, Never>] = [:]
+        var idleWaiters: [DispatchSemaphore] = []
+        var stopped = false
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    init(limits: HTTPServerLimits, handler: @escaping HTTPServer.Handler) {
+        self.limits = limits
+        self.handler = handler
+    }
+
+    /// Starts the daemon; returns the bound port.
+    func start(host: String, port: UInt16) throws(HTTPServerError) -> UInt16 {
+        var flags = UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
+        var storage = sockaddr_storage()
+        if host.contains(":") {
+            flags |= UInt32(MHD_USE_IPv6.rawValue)
+            let parsed = withUnsafeMutablePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    address.pointee.sin6_family = sa_family_t(AF_INET6)
+                    address.pointee.sin6_port = port.bigEndian
+                    return inet_pton(AF_INET6, host, &address.pointee.sin6_addr) == 1
+                }
+            }
+            guard parsed else { throw HTTPServerError(description: "not an IP address: \(host.prefix(64))") }
+        } else {
+            let parsed = withUnsafeMutablePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                    address.pointee.sin_family = sa_family_t(AF_INET)
+                    address.pointee.sin_port = port.bigEndian
+                    return inet_pton(AF_INET, host, &address.pointee.sin_addr) == 1
+                }
+            }
+            guard parsed else { throw HTTPServerError(description: "not an IP address: \(host.prefix(64))") }
+        }
+        let cls = Unmanaged.passRetained(self).toOpaque()
+        // The memory pool holds the request line and headers plus the answer's head.
+        let memory = limits.maxHeaderBytes + 8 * 1024
+        let daemon = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                sk_mhd_start(
+                    flags, address, accessHandler, cls, requestCompleted, uriLogged, limits.maxConnections,
+                    limits.maxConnections, limits.connectionTimeoutSeconds, memory, 128)
+            }
+        }
+        guard let daemon else {
+            Unmanaged<HTTPServerCore>.fromOpaque(cls).release()
+            throw HTTPServerError(description: "cannot listen on \(host.prefix(64)):\(port)")
+        }
+        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon)))
+        state.withLock { $0.daemon = address }
+        return sk_mhd_bound_port(daemon)
+    }
+
+    /// Quiesces, waits for requests in flight (bounded by the grace, then cancels handlers), stops the
+    /// daemon and releases the core. Runs on a plain thread.
+    func stopBlocking() {
+        guard let daemon = OpaquePointer(bitPattern: state.withLock({ $0.daemon })) else { return }
+        let listener = MHD_quiesce_daemon(daemon)
+        if !waitIdle(for: limits.shutdownGrace) {
+            let tasks = state.withLock { Array($0.tasks.values) }
+            for task in tasks { task.cancel() }
+            // Cancelled handlers return; the connection timeout bounds a client that stopped reading.
+            _ = waitIdle(for: .seconds(Int64(limits.connectionTimeoutSeconds) + 5))
+        }
+        MHD_stop_daemon(daemon)
+        if listener >= 0 { close(listener) }
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.daemon = 0
+            state.stopped = true
+            defer { state.stopWaiters = [] }
+            return state.stopWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+        Unmanaged.passUnretained(self).release()
+    }
+
+    /// Returns once ``stopBlocking()`` has finished.
+    func waitStopped() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                if state.stopped { return true }
+                state.stopWaiters.append(waiter)
+                return false
+            }
+            if done { waiter.resume() }
+        }
+    }
+
+    private func waitIdle(for duration: Duration) -> Bool {
+        let semaphore = DispatchSemaphore(value: 0)
+        let idle = state.withLock { state -> Bool in
+            if state.inFlight == 0 { return true }
+            state.idleWaiters.append(semaphore)
+            return false
+        }
+        if idle { return true }
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        return semaphore.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, 3.6e12)))) == .success
+    }
+
+    func requestStarted() { state.withLock { $0.inFlight += 1 } }
+
+    func requestEnded() {
+        let waiters = state.withLock { state -> [DispatchSemaphore] in
+            state.inFlight -= 1
+            guard state.inFlight == 0 else { return [] }
+            defer { state.idleWaiters = [] }
+            return state.idleWaiters
+        }
+        for waiter in waiters { waiter.signal() }
+    }
+
+    /// Runs the handler for a suspended connection and resumes it with the answer.
+    func dispatch(_ request: HTTPServerRequest, context: HTTPRequestContext, connection: OpaquePointer) {
+        let handler = self.handler
+        let connectionAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        let key = ObjectIdentifier(context)
+        state.withLock { state in
+            state.tasks[key] = Task(executorPreference: HandlerExecutor.shared) {
+                let response = await handler(request)
+                context.finish(response)
+                self.state.withLock { _ = $0.tasks.removeValue(forKey: key) }
+                guard let connection = OpaquePointer(bitPattern: connectionAddress) else { return }
+                MHD_resume_connection(connection)
+            }
+        }
+    }
+}
+
+/// One request's progress, owned by libmicrohttpd's `con_cls` between the URI log and completion.
+final class HTTPRequestContext: Sendable {
+    let target: String
+    private struct State {
+        var headSeen = false
+        var body: [UInt8] = []
+        var tooLarge = false
+        var dispatched = false
+        var response: HTTPServerResponse?
+    }
+    private let state = Mutex(State())
+
+    init(target: String) { self.target = target }
+
+    /// Appends body bytes; false once the limit is passed.
+    func append(_ bytes: UnsafeRawBufferPointer, limit: Int) -> Bool {
+        state.withLock { state in
+            guard !state.tooLarge else { return false }
+            if state.body.count + bytes.count > limit {
+                state.tooLarge = true
+                state.body = []
+                return false
+            }
+            state.body.append(contentsOf: bytes)
+            return true
+        }
+    }
+
+    /// True on the first call only (the head has arrived, no body yet).
+    func headArrived() -> Bool {
+        state.withLock { state in
+            defer { state.headSeen = true }
+            return !state.headSeen
+        }
+    }
+
+    var tooLarge: Bool { state.withLock { $0.tooLarge } }
+
+    /// The body, and whether this is the first complete call (the handler is not yet running).
+    func takeForDispatch() -> (body: [UInt8], first: Bool) {
+        state.withLock { state in
+            defer { state.dispatched = true }
+            return (state.body, !state.dispatched)
+        }
+    }
+
+    func finish(_ response: HTTPServerResponse) { state.withLock { $0.response = response } }
+
+    var response: HTTPServerResponse? { state.withLock { $0.response } }
+}

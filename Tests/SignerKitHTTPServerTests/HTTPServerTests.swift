@@ -1,0 +1,220 @@
+import Foundation
+import SignerKitHTTP
+import SignerKitHTTPServer
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The libmicrohttpd server layer over real sockets on 127.0.0.1.
+@Suite("HTTP server layer")
+struct HTTPServerTests {
+    static func echo(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        let text =
+            "\(request.method) \(request.target) host=\(request.values("host").joined(separator: ",")) "
+            + "body=\(String(decoding: request.body, as: UTF8.self))"
+        return HTTPServerResponse(status: 200, headers: [("X-Echo", "yes")], body: Array(text.utf8))
+    }
+
+    @Test("a request reaches the async handler with its raw target, fields and body; the answer comes back")
+    func roundTrip() async throws {
+        let server = try HTTPServer(handler: Self.echo)
+        let url = try #require(URL(string: server.baseURLString + "/a%20b?x=1&y=%2F"))
+        let response = try await CurlHTTPTransport.shared.send(
+            HTTPRequest(method: "POST", url: url, body: Array("hello".utf8), timeout: .seconds(10)))
+        #expect(response.status == 200)
+        #expect(response.header("x-echo") == "yes")
+        #expect(
+            String(decoding: response.body, as: UTF8.self)
+                == "POST /a%20b?x=1&y=%2F host=127.0.0.1:\(server.port) body=hello")
+        await server.stop()
+    }
+
+    @Test("keep-alive: two requests on one connection; a repeated Host is passed on for the handler to judge")
+    func keepAlive() async throws {
+        let server = try HTTPServer(handler: Self.echo)
+        let port = server.port
+        let (first, second) = try await RawClient.offPool {
+            let client = try RawClient(port: port)
+            client.send("GET /one HTTP/1.1\r\nHost: a\r\n\r\n")
+            let first = client.readResponse()
+            client.send("GET /two HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")
+            return (first, client.readResponse())
+        }
+        #expect(first?.status == 200)
+        #expect(first?.body.hasPrefix("GET /one host=a ") == true)
+        #expect(second?.status == 200, "\(second?.head ?? "closed")")
+        #expect(second?.body.hasPrefix("GET /two host=a,b ") == true)
+        await server.stop()
+    }
+
+    @Test("a declared body over the limit gets 413 without the handler; oversized headers get 431")
+    func limits() async throws {
+        let calls = Atomic<Int>(0)
+        let server = try HTTPServer(limits: HTTPServerLimits(maxHeaderBytes: 4096, maxBodyBytes: 1000)) { request in
+            calls.add(1, ordering: .relaxed)
+            return await Self.echo(request)
+        }
+        let port = server.port
+        let (large, chunked, headers, fine) = try await RawClient.offPool {
+            let one = try RawClient(port: port)
+            one.send("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1001\r\n\r\n")
+            let two = try RawClient(port: port)
+            let chunk = String(repeating: "z", count: 600)
+            two.send(
+                "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n258\r\n\(chunk)\r\n258\r\n\(chunk)\r\n0\r\n\r\n"
+            )
+            let three = try RawClient(port: port)
+            three.send("GET /x HTTP/1.1\r\nHost: a\r\nX-Big: \(String(repeating: "h", count: 20_000))\r\n\r\n")
+            let four = try RawClient(port: port)
+            four.send(
+                "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n\(String(repeating: "y", count: 1000))")
+            return (one.readResponse(), two.readResponse(), three.readResponse(), four.readResponse())
+        }
+        #expect(large?.status == 413)
+        #expect(chunked?.status == 413)
+        #expect(headers?.status == 431)
+        #expect(fine?.status == 200)
+        #expect(calls.load(ordering: .relaxed) == 1)
+        await server.stop()
+    }
+
+    @Test("stop: refuses new connections, lets the request in flight finish, then returns")
+    func cleanShutdown() async throws {
+        let entered = AsyncStream<Void>.makeStream()
+        let server = try HTTPServer { _ in
+            entered.continuation.yield()
+            try? await Task.sleep(for: .milliseconds(500))
+            return .text(200, "finished")
+        }
+        let port = server.port
+        let inFlight = Task {
+            try await RawClient.offPool { () -> Int? in
+                let client = try RawClient(port: port)
+                client.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+                return client.readResponse()?.status
+            }
+        }
+        for await _ in entered.stream { break }
+        await server.stop()
+        #expect(try await inFlight.value == 200)
+        #expect(throws: (any Error).self) { try RawClient(port: port) }
+    }
+
+    @Test("many handlers suspended at once do not stall the server (its thread never waits for them)")
+    func suspendedHandlers() async throws {
+        let release = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let server = try HTTPServer { request in
+            if request.path == "/wait" {
+                await withCheckedContinuation { continuation in release.withLock { $0.append(continuation) } }
+            }
+            return .text(200, String(request.path))
+        }
+        let url = try #require(URL(string: server.baseURLString))
+        let waiting = (0..<8).map { _ in
+            Task {
+                try await CurlHTTPTransport.shared.send(
+                    HTTPRequest(method: "GET", url: url.appending(path: "wait"), timeout: .seconds(20))
+                ).status
+            }
+        }
+        while release.withLock({ $0.count }) < 8 { try await Task.sleep(for: .milliseconds(20)) }
+        let quick = try await CurlHTTPTransport.shared.send(
+            HTTPRequest(method: "GET", url: url.appending(path: "quick"), timeout: .seconds(10)))
+        #expect(String(decoding: quick.body, as: UTF8.self) == "/quick")
+        for continuation in release.withLock({ $0 }) { continuation.resume() }
+        for task in waiting { #expect(try await task.value == 200) }
+        await server.stop()
+    }
+
+    @Test("a handler may drop the connection; a bad address is a typed error")
+    func dropAndBadAddress() async throws {
+        let server = try HTTPServer { _ in .drop }
+        let port = server.port
+        let closed = try await RawClient.offPool {
+            let client = try RawClient(port: port)
+            client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            return client.serverClosed()
+        }
+        #expect(closed)
+        await server.stop()
+        #expect(throws: HTTPServerError.self) { try HTTPServer(host: "not-an-address") { _ in .drop } }
+    }
+}
+
+/// The server's sockets never leak into child processes.
+@Suite("HTTP server layer: descriptors")
+struct HTTPServerDescriptorTests {
+    @Test("the listening socket and an accepted connection are close-on-exec")
+    func closeOnExec() async throws {
+        let server = try HTTPServer { _ in .text(200, "ok") }
+        let port = server.port
+        let flags = try await RawClient.offPool { () -> [Int32] in
+            let client = try RawClient(port: port)
+            client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            _ = client.readResponse()
+            // The connection stays open (keep-alive): both server-side sockets exist now.
+            return Self.descriptorFlags(localPort: port)
+        }
+        #expect(flags.count >= 2, "expected the listener and the accepted connection")
+        for flag in flags { #expect(flag & FD_CLOEXEC != 0) }
+        await server.stop()
+    }
+
+    /// `F_GETFD` of every socket in this process whose local port is `localPort` (the server's side).
+    static func descriptorFlags(localPort: UInt16) -> [Int32] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return [] }
+        return names.compactMap(Int32.init).compactMap { fd -> Int32? in
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let named = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+            }
+            guard named, address.sin_family == sa_family_t(AF_INET), UInt16(bigEndian: address.sin_port) == localPort
+            else { return nil }
+            return fcntl(fd, F_GETFD)
+        }
+    }
+}
+
+/// Answers do not depend on Swift's cooperative pool being free.
+@Suite("HTTP server layer: cooperative pool")
+struct HTTPServerPoolTests {
+    @Test("a handler that suspends still answers while every cooperative thread is blocked")
+    func answersWithThePoolBlocked() async throws {
+        let server = try HTTPServer { _ in
+            try? await Task.sleep(for: .milliseconds(20))
+            return .text(200, "answered")
+        }
+        let port = server.port
+        let status = try await RawClient.offPool { () throws -> Int? in
+            // Occupy every thread of the cooperative pool (one per core) until released.
+            let release = DispatchSemaphore(value: 0)
+            let started = StartCounter()
+            let width = ProcessInfo.processInfo.activeProcessorCount
+            for _ in 0..<width {
+                Task.detached {
+                    started.count.add(1, ordering: .relaxed)
+                    release.wait()
+                }
+            }
+            let startDeadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while started.count.load(ordering: .relaxed) < width && ContinuousClock.now < startDeadline {
+                usleep(1_000)
+            }
+            defer { for _ in 0..<width { release.signal() } }
+            let client = try RawClient(port: port)
+            client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            return client.readResponse()?.status
+        }
+        #expect(status == 200)
+        await server.stop()
+    }
+}
+
+/// Counts the tasks that occupy the pool.
+final class StartCounter: Sendable {
+    let count = Atomic<Int>(0)
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A blocking TCP client for exact bytes on the wire (keep-alive, malformed heads); runs off the pool.
+final class RawClient: @unchecked Sendable {
+    private let fd: Int32
+
+    init(port: UInt16) throws {
+        #if canImport(Glibc)
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+            fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard connected else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard sent > 0 else { return }
+            offset += sent
+        }
+    }
+
+    /// Reads one response: head, then `Content-Length` bytes. `nil` when the server closed first.
+    func readResponse() -> (status: Int, head: String, body: String)? {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        func fill() -> Bool {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return false }
+            buffer += chunk[0..<count]
+            return true
+        }
+        var end: Range<Int>?
+        while end == nil {
+            guard fill() else { return nil }
+            end = buffer.firstRange(of: [13, 10, 13, 10])
+        }
+        guard let end else { return nil }
+        let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+        let length =
+            head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+        while buffer.count - end.upperBound < length { guard fill() else { return nil } }
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        let body = String(decoding: buffer[end.upperBound..<(end.upperBound + length)], as: UTF8.self)
+        return (status, head, body)
+    }
+
+    /// Whether the server closed the connection (a read returns 0 within the socket timeout).
+    func serverClosed() -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) == 0
+    }
+
+    /// Runs blocking client work on a plain thread.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+}
