@@ -159,7 +159,8 @@ public enum LocalPayCatalog {
             ]))
     }
 
-    private static func fields(_ list: [(String, String)]) -> JSONValue {
+    /// An EIP-712 struct's field list, `[{"name":…,"type":…}, …]`.
+    static func fields(_ list: [(String, String)]) -> JSONValue {
         .array(list.map { .object(JSONObject(["name": .string($0.0), "type": .string($0.1)])) })
     }
 

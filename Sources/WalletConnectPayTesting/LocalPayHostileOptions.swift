@@ -53,9 +53,7 @@ enum LocalPayHostileOptions {
     static func permit(
         token: LocalPayCatalog.Token, owner: Address, spender: Address, value: UInt256, deadline: UInt256
     ) -> JSONValue {
-        func fields(_ list: [(String, String)]) -> JSONValue {
-            .array(list.map { .object(JSONObject(["name": .string($0.0), "type": .string($0.1)])) })
-        }
+        let fields = LocalPayCatalog.fields
         return .object(
             JSONObject([
                 "types": .object(

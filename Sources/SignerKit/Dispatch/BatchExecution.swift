@@ -45,7 +45,8 @@ extension RpcDispatcher {
     /// transaction to be mined; every result verified; results by index. Marks the batch's journal entries
     /// as reported once every slot is filled.
     func execute(
-        _ prepared: [(ResolvedRequest, any WalletRpcSigner)], idempotencyKey: String?, deadline: ContinuousClock.Instant?
+        _ prepared: [(ResolvedRequest, any WalletRpcSigner)], idempotencyKey: String?,
+        deadline: ContinuousClock.Instant?
     ) async throws(DispatchError) -> [ActionResult] {
         var jobs = prepared
         let plan = try BatchPlan(jobs.map(\.0), ordersDependentActions: configuration.ordersDependentActions)
@@ -75,14 +76,13 @@ extension RpcDispatcher {
     private func identities(of requests: [ResolvedRequest], idempotencyKey: String?) -> [Int: ActionIdentity] {
         guard configuration.journal != nil else { return [:] }
         var identities: [Int: ActionIdentity] = [:]
-        var occurrences: [ActionIdentity: Int] = [:]
+        var occurrences: [WalletRpcAction: [Address: Int]] = [:]
         for request in requests where request.method == .sendTransaction {
             if let idempotencyKey {
                 identities[request.index] = ActionIdentity(idempotencyKey: idempotencyKey, index: request.index)
             } else {
-                let first = ActionIdentity(action: request.action, account: request.account, occurrence: 0)
-                let occurrence = occurrences[first, default: 0]
-                occurrences[first] = occurrence + 1
+                let occurrence = occurrences[request.action, default: [:]][request.account, default: 0]
+                occurrences[request.action, default: [:]][request.account] = occurrence + 1
                 identities[request.index] = ActionIdentity(
                     action: request.action, account: request.account, occurrence: occurrence)
             }
@@ -190,7 +190,8 @@ struct BatchRun: Sendable {
                 batch.noteBroadcast(entry.hash, at: index)
                 batch.noteNonce(entry.nonce, in: NonceLane(account: entry.account, chain: entry.chain))
                 do throws(TransactionBroadcaster.KindFailure) {
-                    return .transactionHash(try await TransactionBroadcaster.replay(entry, journal: journal, node: node))
+                    return .transactionHash(
+                        try await TransactionBroadcaster.replay(entry, journal: journal, node: node))
                 } catch {
                     throw ActionFailure(index: index, kind: error.kind)
                 }
@@ -219,7 +220,7 @@ struct BatchRun: Sendable {
         switch error {
         case .policyViolation(let policy, let reason): .policyViolation(policy: policy, reason: reason)
         case .verificationFailed(let reason): .verificationFailed(reason)
-        case .underlying(let text, let underlying) where underlying is JournalError: .journalFailure(text)
+        case .underlying(_, let underlying as JournalError): .journalFailure(underlying.description)
         default: .backend(error)
         }
     }

@@ -66,11 +66,6 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         self.broadcast = broadcast
     }
 
-    /// The same error, listing `broadcast` as the batch's broadcast transactions.
-    func listing(_ broadcast: [Int: Bytes32]) -> DispatchError {
-        DispatchError(index: index, method: method, kind: kind, broadcast: broadcast)
-    }
-
     /// `action[1] (personal_sign): …`.
     public var description: String {
         var prefix = ""
@@ -97,7 +92,8 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case .backend(let error): text = "\(error)"
         case .verificationFailed(let reason): text = "result refused: \(reason)"
         case .transactionReverted(let hash): text = "transaction \(hash) reverted (receipt status 0)"
-        case .transactionNotMined(let hash): text = "transaction \(hash) was not mined (dropped, or the deadline passed)"
+        case .transactionNotMined(let hash):
+            text = "transaction \(hash) was not mined (dropped, or the deadline passed)"
         case .incompleteTransaction(let missing, let chain):
             text =
                 "transaction is missing \(missing.joined(separator: ", ")) and no Ethereum node is configured for \(chain) to fill it"
