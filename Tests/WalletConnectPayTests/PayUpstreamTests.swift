@@ -14,9 +14,11 @@ struct PayUpstreamTests {
         log.all.filter { if case .signed = $0 { return true } else { return false } }.count
     }
 
-    @Test("the expiry guard refuses to sign for an option that expires within 10 s")
+    @Test("the expiry guard refuses to sign for an option that expires within the margin; a smaller margin pays")
     func expiryGuard() async throws {
-        // 9 s: inside the 10 s guard, and 8 s of slack for the relaxed (1 s) margin on a loaded machine.
+        // Both halves are decided by lifetime against margin, never by how fast the machine runs: a quote of 9 s
+        // is inside the default 10 s margin however soon it is checked, and a quote of 300 s is outside a 120 s
+        // margin unless the flow takes three minutes.
         let service = try startService(quoteLifetime: .seconds(9))
         defer { service.stop() }
         let id = service.createPayment(.init(optionKinds: [.erc3009]))
@@ -34,12 +36,26 @@ struct PayUpstreamTests {
         #expect(signedSteps(log) == 0)
         #expect(service.requests(to: .confirm).isEmpty)
 
-        // With a smaller margin the same option is paid.
-        let relaxed = PayClient(
-            configuration: PayClientConfiguration(
-                baseURL: service.baseURL, authentication: .none, retry: fastRetry, expiryMargin: .seconds(1)))
-        let final = try await PayFlow(client: relaxed, dispatcher: dispatcher).pay(
-            link: id, accounts: [baseAccount(key)])
+        // The margin is the client's: 300 s quotes are refused with a 400 s margin and paid with 120 s.
+        let longer = try startService(quoteLifetime: .seconds(300))
+        defer { longer.stop() }
+        func client(margin: Duration) -> PayClient {
+            PayClient(
+                configuration: PayClientConfiguration(
+                    baseURL: longer.baseURL, authentication: .none, retry: fastRetry, expiryMargin: margin))
+        }
+        let strict = longer.createPayment(.init(optionKinds: [.erc3009]))
+        let strictError = await payError { () async throws(PayError) in
+            try await PayFlow(client: client(margin: .seconds(400)), dispatcher: dispatcher).pay(
+                link: strict, accounts: [baseAccount(key)])
+        }
+        guard case .expiresTooSoon? = strictError else {
+            Issue.record("expected expiresTooSoon, got \(String(describing: strictError))"); return
+        }
+        #expect(longer.requests(to: .confirm).isEmpty)
+        let relaxed = longer.createPayment(.init(optionKinds: [.erc3009]))
+        let final = try await PayFlow(client: client(margin: .seconds(120)), dispatcher: dispatcher).pay(
+            link: relaxed, accounts: [baseAccount(key)])
         #expect(final.status == .succeeded)
     }
 
