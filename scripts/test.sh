@@ -20,4 +20,4 @@ swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tee .build/test-bu
 timeout --signal=KILL 1500 swift test --skip-build
 # The dispatcher's suites once more, optimised: ordering, verification and broadcast safety must not
 # depend on debug-build timing.
-timeout --signal=KILL 1200 swift test -c release --filter "SignerKitTests\." 2>&1 | tail -n 5
+timeout --signal=KILL 1200 swift test -c release --filter "SignerKitTests\."
