@@ -98,6 +98,12 @@ public struct EIP712Schema: Sendable {
 
     func text(_ span: Span) -> String { arena.text(span) }
 
+    /// Roughly the memory this schema holds (its arena and tables), for cache bounds.
+    var approximateByteSize: Int {
+        arena.count + fields.count * MemoryLayout<FieldSpec>.stride + structs.count * MemoryLayout<StructSpec>.stride
+            + arrays.count * MemoryLayout<ArraySpec>.stride
+    }
+
     /// Names of every struct type, in declaration order (a derived `EIP712Domain` last).
     public var typeNames: [String] { structs.map { text($0.name) } }
 

@@ -77,7 +77,14 @@ public struct TypedData: Sendable {
     }
 
     /// Compiles the schema and hashes the domain once, for hashing many messages (see ``CompiledTypedData``).
+    /// Byte-identical `types`, `primaryType` and `domain` seen before are answered by
+    /// ``EIP712SchemaCache/shared``.
     public func compile() throws(EIP712Error) -> CompiledTypedData {
+        try EIP712SchemaCache.shared.compiled(self)
+    }
+
+    /// Compiles without consulting any cache.
+    public func compileUncached() throws(EIP712Error) -> CompiledTypedData {
         let schema = try EIP712Schema(types: types, domain: domain, primaryType: primaryType)
         return try CompiledTypedData(schema: schema, primaryType: primaryType, domain: domain)
     }

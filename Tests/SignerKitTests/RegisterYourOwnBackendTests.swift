@@ -6,7 +6,6 @@ import EthereumPrimitives
 import Foundation
 import Secp256k1
 import SignerKit
-import SignerKitTestSupport
 import SoftwareSigner
 import Synchronization
 import Testing
@@ -90,6 +89,10 @@ func signWithApproval(
 }
 // END README
 
+// The tests below need the test keys; the example above does not (so this import sits here).
+// swift-format-ignore: OrderedImports
+import SignerKitTestSupport
+
 /// Runs the README's custom-backend example.
 @Suite("README: register your own backend")
 struct RegisterYourOwnBackendTests {
@@ -171,7 +174,10 @@ struct RegisterYourOwnBackendTests {
         let begin = try #require(source.range(of: "// BEGIN README\n"))
         let end = try #require(source.range(of: "// END README\n"))
         let block = String(source[begin.upperBound..<end.lowerBound])
-        let docs = LocalEVM.repoRoot.appendingPathComponent("docs/examples/register-your-own-backend.swift")
+        // This file is Tests/SignerKitTests/RegisterYourOwnBackendTests.swift.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let docs = root.appendingPathComponent("docs/examples/register-your-own-backend.swift")
         #expect(
             try String(contentsOf: docs, encoding: .utf8) == block, "regenerate the docs copy from the README block")
     }
