@@ -157,8 +157,11 @@ private struct LineReader {
         let text = String(decoding: line, as: UTF8.self)
         let address: Address
         do { address = try Address(text) } catch {
-            throw SignInMessage.fail(
-                .address, number, "\(SignInMessageError.quote(line)) is not \"0x\" and 40 hex digits")
+            guard case .badChecksum = error, let lower = try? Address(text.lowercased()) else {
+                throw SignInMessage.fail(
+                    .address, number, "\(SignInMessageError.quote(line)) is not \"0x\" and 40 hex digits")
+            }
+            address = lower
         }
         guard address.checksummed.utf8.elementsEqual(line) else {
             throw SignInMessage.fail(

@@ -37,7 +37,7 @@ enum URIGrammar {
         case 0x20: "a space"
         case 0x09: "a tab"
         case 0x0D: "a carriage return"
-        case 0x21...0x7E: "character \"\(Character(Unicode.Scalar(byte)))\""
+        case 0x21...0x7E: "character \(String(Character(Unicode.Scalar(byte))).debugDescription)"
         case 0x80...: "byte 0x\(String(byte, radix: 16, uppercase: true)) (not ASCII)"
         default: "control byte 0x\(String(byte, radix: 16, uppercase: true))"
         }
