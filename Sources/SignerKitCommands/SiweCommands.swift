@@ -23,7 +23,8 @@ enum SiweCommands {
             the scheme too), --uri, --chain-id and --nonce must match when given; Not Before <= --at (default:
             now) < Expiration Time. A failed check exits 65 naming it: "SIWE check domain failed: …".
             """,
-        synopsis: "--message-file FILE|- --signature 0x… [--domain D] [--at RFC3339]",
+        synopsis:
+            "--message-file FILE|- --signature 0x… [--domain D] [--at RFC3339] [--uri URI] [--chain-id N] [--nonce NONCE]",
         flags: [
             messageFlag, SignatureInput.flag,
             .option("--domain", value: "D", help: "the expected domain (or scheme://domain)"),

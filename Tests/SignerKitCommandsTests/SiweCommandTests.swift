@@ -154,6 +154,33 @@ struct SiweCommandTests {
         expectInvalid(await signerkit(["siwe", "sign", "--message-file", good]), "--key-file")
     }
 
+    @Test("sign --policy with signInOrigins: the bound origin signs, a phishing sign-in exits 65 naming the policy")
+    func domainBindingPolicy() async throws {
+        let row = try Self.row("eip-example-implicit-scheme")
+        let directory = try TemporaryDirectory()
+        let params = JSONValue.array([.string(Hex.encode(Array(row.message.utf8))), .string(row.address)])
+        let action = JSONValue.object(
+            JSONObject([
+                "chainId": .string("eip155:1"), "method": .string("personal_sign"),
+                "params": .string(params.serialized),
+            ]))
+        let actions = try directory.write("actions.json", JSONValue.array([action]).serialized)
+        let key = try directory.write("key", row.privateKey)
+        let bound = try directory.write("bound.json", #"{"signInOrigins":["https://example.com"]}"#)
+        expectSuccess(
+            await signerkit(["sign", "--actions", actions, "--key-file", key, "--policy", bound]),
+            ["[\"\(row.signature)\"]"])
+        let other = try directory.write("other.json", #"{"signInOrigins":["https://app.example.net"]}"#)
+        expectInvalid(
+            await signerkit(["sign", "--actions", actions, "--key-file", key, "--policy", other]),
+            "error: action[0] (personal_sign): refused by policy SignInDomainBinding: sign-in message for https://example.com, not for the request's origin https://app.example.net"
+        )
+        let bad = try directory.write("bad.json", #"{"signInOrigins":["https://exa mple.com"]}"#)
+        expectInvalid(
+            await signerkit(["sign", "--actions", actions, "--key-file", key, "--policy", bad]),
+            "signInOrigins[0]: invalid origin")
+    }
+
     @Test("help lists siwe and its commands")
     func help() async throws {
         let top = await signerkit(["--help"])
