@@ -7,12 +7,37 @@ enum SiweCommands {
     /// The `siwe` group.
     static let command = Command.group(
         "siwe", summary: "Verify or sign EIP-4361 Sign-In with Ethereum messages.",
-        subcommands: [verify, sign])
+        subcommands: [build, verify, sign])
 
     /// `--message-file M`.
     static let messageFlag = FlagSpec.option(
         "--message-file", value: "FILE|-",
         help: "the EIP-4361 message (exact bytes; one final line break is dropped); - reads stdin")
+
+    /// `siwe build --domain D --address 0x… --uri U --chain-id N [options]`.
+    static let build = Command.leaf(
+        "build", summary: "Print an EIP-4361 message built from fields (checked against the grammar).",
+        details: """
+            The text is printed with one final line break, which --message-file drops again. Without --nonce a
+            random 16-character nonce is chosen; without --issued-at the current time (UTC, whole seconds).
+            """,
+        synopsis:
+            "--domain D --address 0x… --uri URI --chain-id N [--scheme S] [--statement S] [--nonce N] [--issued-at T] [--expiration-time T] [--not-before T] [--request-id ID] [--resource URI]…",
+        flags: [
+            .option("--scheme", value: "S", help: "the origin's scheme written before the domain (https)"),
+            .option("--domain", value: "D", help: "the requesting domain (an RFC 3986 authority)"),
+            .option("--address", value: "0x…", help: "the account signing in (written in EIP-55 form)"),
+            .option("--statement", value: "S", help: "the one-line statement"),
+            .option("--uri", value: "URI", help: "the URI the sign-in is for"),
+            .option("--chain-id", value: "N", help: "the EIP-155 chain id (decimal)"),
+            .option("--nonce", value: "N", help: "at least 8 letters and digits (default: 16 random ones)"),
+            .option("--issued-at", value: "T", help: "RFC 3339 date-time (default: now)"),
+            .option("--expiration-time", value: "T", help: "RFC 3339 date-time"),
+            .option("--not-before", value: "T", help: "RFC 3339 date-time"),
+            .option("--request-id", value: "ID", help: "the request id"),
+            .option("--resource", value: "URI", repeatable: true, help: "a resource URI (repeatable)"),
+        ],
+        run: runBuild)
 
     /// `siwe verify --message-file M --signature 0x… [--domain D] [--at RFC3339]`.
     static let verify = Command.leaf(
@@ -44,15 +69,67 @@ enum SiweCommands {
         flags: [messageFlag] + SigningKeyOptions.flags,
         run: runSign)
 
+    /// Builds and prints a message.
+    static func runBuild(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
+        let options = context.options
+        let domain = try options.required("--domain", "(the requesting domain)")
+        let addressText = try options.required("--address", "(the account signing in)")
+        let uri = try options.required("--uri", "(the URI the sign-in is for)")
+        let chainId = try decimalChainId(try options.required("--chain-id", "(the EIP-155 chain id)"))
+        let address: Address
+        do { address = try Address(addressText) } catch { throw .invalidInput("--address: \(error)") }
+        func time(_ flag: String) throws(CommandFailure) -> RFC3339DateTime? {
+            guard let text = options.value(flag) else { return nil }
+            do { return try RFC3339DateTime(text) } catch {
+                throw .invalidInput("\(flag): \(TextSafety.displayArgument(text)) is \(error)")
+            }
+        }
+        let issuedAt: RFC3339DateTime
+        if let given = try time("--issued-at") {
+            issuedAt = given
+        } else {
+            do {
+                issuedAt = try RFC3339DateTime(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+            } catch { throw .invalidInput("--issued-at: \(error)") }
+        }
+        let resources = options.allValues("--resource")
+        let expirationTime = try time("--expiration-time")
+        let notBefore = try time("--not-before")
+        let message: SignInMessage
+        do {
+            message = try SignInMessage(
+                scheme: options.value("--scheme"), domain: domain, address: address,
+                statement: options.value("--statement"), uri: uri, chainId: chainId,
+                nonce: options.value("--nonce") ?? randomNonce(), issuedAt: issuedAt, expirationTime: expirationTime,
+                notBefore: notBefore, requestId: options.value("--request-id"),
+                resources: resources.isEmpty ? nil : resources)
+        } catch {
+            throw .invalidInput(error.description)
+        }
+        context.printLine(message.text)
+        return .success
+    }
+
+    /// 16 random letters and digits.
+    static func randomNonce() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<16).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+
+    /// A decimal chain id, as `--chain-id` takes it.
+    static func decimalChainId(_ text: String) throws(CommandFailure) -> UInt256 {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = try? UInt256(text: text)
+        else { throw .invalidInput("--chain-id: expected a decimal chain id") }
+        return value
+    }
+
     /// Verifies and prints the signer.
     static func runVerify(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         let signature = try SignatureInput.read(context.options)
         let at = try moment(context.options)
         let chainId = try context.options.value("--chain-id").map { (text) throws(CommandFailure) in
-            guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                let value = try? UInt256(text: text)
-            else { throw .invalidInput("--chain-id: expected a decimal chain id") }
-            return value
+            try decimalChainId(text)
         }
         let message = try readMessage(context)
         let signer: Address

@@ -181,6 +181,52 @@ struct SiweCommandTests {
             "signInOrigins[0]: invalid origin")
     }
 
+    @Test("build prints the exact message; build, sign and verify round-trip; bad fields exit 65 naming them")
+    func build() async throws {
+        let row = try Self.row("eip-example-implicit-scheme")
+        let built = await signerkit([
+            "siwe", "build", "--domain", "example.com", "--address", row.address.lowercased(), "--statement",
+            "I accept the ExampleOrg Terms of Service: https://example.com/tos", "--uri", "https://example.com/login",
+            "--chain-id", "1", "--nonce", "32891756", "--issued-at", "2021-09-30T16:25:24Z", "--resource",
+            "ipfs://bafybeiemxf5abjwjbikoz4mc3a3dla6ual3jsgpdr4cjr3oz3evfyavhwq/", "--resource",
+            "https://example.com/my-web2-claim.json",
+        ])
+        #expect(built.status == 0, "\(built)")
+        #expect(built.stdout == row.message + "\n")
+        // Defaults: a random nonce and the current time; the result signs and verifies.
+        let directory = try TemporaryDirectory()
+        let fresh = await signerkit([
+            "siwe", "build", "--scheme", "https", "--domain", "example.com", "--address", row.address, "--uri",
+            "https://example.com", "--chain-id", "8453", "--expiration-time", "2099-01-01T00:00:00Z",
+        ])
+        #expect(fresh.status == 0, "\(fresh)")
+        let nonceLine = try #require(fresh.stdoutLines.first { $0.hasPrefix("Nonce: ") })
+        #expect(nonceLine.count == "Nonce: ".count + 16)
+        let file = try directory.write("fresh.txt", fresh.stdout)
+        let key = try directory.write("key", row.privateKey)
+        let signed = await signerkit(["siwe", "sign", "--message-file", file, "--key-file", key])
+        let signature = try #require(signed.stdoutLines.first, "\(signed)")
+        expectSuccess(
+            await signerkit([
+                "siwe", "verify", "--message-file", file, "--signature", signature, "--domain", "https://example.com",
+                "--chain-id", "8453",
+            ]), [row.address])
+        let required = ["--domain", "example.com", "--address", row.address, "--uri", "x:y", "--chain-id", "1"]
+        expectInvalid(await signerkit(["siwe", "build"] + required.dropFirst(2)), "missing --domain")
+        expectInvalid(
+            await signerkit(["siwe", "build"] + required + ["--nonce", "short"]),
+            "SIWE message (Nonce): \"short\" has 5 characters")
+        expectInvalid(
+            await signerkit(["siwe", "build"] + required + ["--statement", "two\nlines"]),
+            "SIWE message (statement): control byte 0xA")
+        expectInvalid(
+            await signerkit(["siwe", "build"] + required + ["--not-before", "tomorrow"]),
+            "--not-before: tomorrow is not an RFC 3339 date-time")
+        expectInvalid(
+            await signerkit(["siwe", "build", "--address", "0x12"] + required.prefix(2) + required.suffix(4)),
+            "--address: invalid address")
+    }
+
     @Test("help lists siwe and its commands")
     func help() async throws {
         let top = await signerkit(["--help"])
