@@ -23,10 +23,25 @@ enum URIGrammar {
     }
 
     /// `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="`.
-    static func isSubDelim(_ byte: UInt8) -> Bool { Array("!$&'()*+,;=".utf8).contains(byte) }
+    static func isSubDelim(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="):
+            true
+        default: false
+        }
+    }
 
     /// `gen-delims = ":" / "/" / "?" / "#" / "[" / "]" / "@"`.
-    static func isGenDelim(_ byte: UInt8) -> Bool { Array(":/?#[]@".utf8).contains(byte) }
+    static func isGenDelim(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["),
+            UInt8(ascii: "]"), UInt8(ascii: "@"):
+            true
+        default: false
+        }
+    }
 
     /// `reserved = gen-delims / sub-delims`.
     static func isReserved(_ byte: UInt8) -> Bool { isGenDelim(byte) || isSubDelim(byte) }

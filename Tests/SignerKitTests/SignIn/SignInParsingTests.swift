@@ -300,3 +300,58 @@ struct SignInParsingTests {
         }
     }
 }
+
+@Suite("EIP-4361 messages: random round trips")
+struct SignInRoundTripTests {
+    /// A small deterministic generator (SplitMix64), so a failure names a reproducible seed.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static func text(_ alphabet: String, _ length: ClosedRange<Int>, _ g: inout Generator) -> String {
+        let characters = Array(alphabet)
+        return String((0..<Int.random(in: length, using: &g)).map { _ in characters.randomElement(using: &g) ?? "a" })
+    }
+
+    @Test("messages built from random valid fields parse back to themselves", arguments: [1, 2, 3, 4] as [UInt64])
+    func roundTrip(seed: UInt64) throws {
+        var g = Generator(state: seed)
+        let statementAlphabet = "abcXYZ019 -._~:/?#[]@!$&'()*+,;="
+        let pchar = "abcXYZ019-._~!$&'()*+,;=:@"
+        let uris = [
+            "https://example.com/login", "urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66", "did:pkh:eip155:1:0xabc",
+            "http://[::1]:8080/?a=b#c", "ipfs://bafy/", "mailto:a@b.c", "file:///tmp/x", "a:",
+        ]
+        let domains = ["example.com", "[::1]:8080", "user:pw@host.example:1", "a.b-c_d~e", "%41.example", "127.0.0.1:"]
+        for _ in 0..<100 {
+            let seconds = Int64.random(in: 0..<4_102_444_800, using: &g)
+            func time() throws -> RFC3339DateTime {
+                try RFC3339DateTime(
+                    Date(timeIntervalSince1970: TimeInterval(seconds) + Double(Int.random(in: 0..<3, using: &g)) * 0.25)
+                )
+            }
+            let message = try SignInMessage(
+                scheme: Bool.random(using: &g) ? nil : ["https", "http", "wss", "app+v1.x"].randomElement(using: &g),
+                domain: domains.randomElement(using: &g) ?? "example.com",
+                address: try #require(Address(bytes: (0..<20).map { _ in UInt8.random(in: 0...255, using: &g) })),
+                statement: Bool.random(using: &g) ? nil : Self.text(statementAlphabet, 0...60, &g),
+                uri: uris.randomElement(using: &g) ?? "a:", chainId: UInt256(g.next()),
+                nonce: Self.text("abcdefXYZ0123456789", 8...24, &g), issuedAt: try time(),
+                expirationTime: Bool.random(using: &g) ? nil : try time(),
+                notBefore: Bool.random(using: &g) ? nil : try time(),
+                requestId: Bool.random(using: &g) ? nil : Self.text(pchar, 0...20, &g) + "%2F",
+                resources: Bool.random(using: &g)
+                    ? nil : (0..<Int.random(in: 0...3, using: &g)).map { _ in uris.randomElement(using: &g) ?? "a:" })
+            let parsed = try SignInMessage(parsing: message.text)
+            #expect(parsed == message, "seed \(seed): \(message.text.debugDescription)")
+            #expect(parsed.text == message.text)
+        }
+    }
+}
