@@ -97,7 +97,7 @@ let package = Package(
         // The one HTTP server layer (`package` access) on libmicrohttpd: loopback callbacks, local test services.
         .target(
             name: "SignerKitHTTPServer",
-            dependencies: ["CMicroHTTPD"],
+            dependencies: ["CMicroHTTPD", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -114,7 +114,7 @@ let package = Package(
             name: "RedirectSigner",
             dependencies: [
                 "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKitSupport",
-                "SignerKitHTTPServer",
+                "SignerKitHTTPServer", "SignerKitHTTP",
             ],
             swiftSettings: strictSwift
         ),
@@ -262,7 +262,8 @@ let package = Package(
         .testTarget(
             name: "SignerKitCommandsTests",
             dependencies: [
-                "SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay", "WalletConnectPayTesting",
+                "SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay",
+                "WalletConnectPayTesting",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift

@@ -16,7 +16,7 @@ enum PKCS11Case {
     /// The raw loop on two threads with a session each: how much parallelism the token and the
     /// machine offer right now (the ceiling for the two-session pool).
     static let rawSignTwoThreads = "pkcs11 raw C_SignInit+C_Sign, 2 threads"
-    /// `PKCS11Signer.sign(prehash:)` of the Ronin order's EIP-712 digest, one signature after another.
+    /// `PKCS11KeySigner.sign(prehash:)` of the Ronin order's EIP-712 digest, one signature after another.
     static let typedDataSign = "pkcs11 typed-data sign (Ronin Order)"
     /// Signatures requested concurrently from a signer limited to one session.
     static let poolOneSession = "pkcs11 pool throughput, one session"
@@ -139,10 +139,10 @@ enum PKCS11Bench {
         let secondRaw: RawSigner
         let typedData: TypedData
         let digest: Digest32
-        let oneSessionSigner: PKCS11Signer
-        let twoSessionSigner: PKCS11Signer
+        let oneSessionSigner: PKCS11KeySigner
+        let twoSessionSigner: PKCS11KeySigner
         /// The typed-data case's own signer (one session): the pool cases' bursts do not touch it.
-        let typedDataSigner: PKCS11Signer
+        let typedDataSigner: PKCS11KeySigner
 
         /// Checks both paths before anything is timed: the raw signature verifies (it recovers
         /// to the key with one of the recovery ids) and the signers' signatures recover to the
@@ -157,10 +157,10 @@ enum PKCS11Bench {
                 guard let r = Bytes32(bytes[0..<32]), let s = Bytes32(bytes[32..<64]) else {
                     return "raw signature length"
                 }
-                let lowS = Secp256k1.normalize(r: r, s: s).s
+                let lowS = ECDSA.normalize(r: r, s: s).s
                 let recovered = [UInt8(0), 1].contains { id in
                     guard let candidate = try? RecoverableSignature(r: r, s: lowS, recoveryId: id) else { return false }
-                    return (try? Secp256k1.recoverAddress(prehash: digest, signature: candidate))?.checksummed
+                    return (try? ECDSA.recoverAddress(prehash: digest, signature: candidate))?.checksummed
                         == BenchmarkFixtures.address
                 }
                 guard recovered else { return "the raw signature does not recover to \(BenchmarkFixtures.address)" }
@@ -170,7 +170,7 @@ enum PKCS11Bench {
                 let result = blockOn { () async -> String? in
                     for _ in 0..<PKCS11Bench.warmUpSignatures {
                         guard let signature = try? await signer.sign(prehash: digest) else { return "signer failed" }
-                        let address = (try? Secp256k1.recoverAddress(prehash: digest, signature: signature))?
+                        let address = (try? ECDSA.recoverAddress(prehash: digest, signature: signature))?
                             .checksummed
                         guard address == BenchmarkFixtures.address else { return address ?? "nothing" }
                     }
@@ -242,7 +242,7 @@ enum PKCS11Bench {
     /// `count` typed-data signatures one after another, each hashing the document (EIP-712) and
     /// awaiting `signer.sign`, in one detached task the calling thread waits for; returns a byte
     /// of each folded together.
-    static func typedDataSignatures(_ count: Int, typedData: TypedData, signer: PKCS11Signer) -> UInt8 {
+    static func typedDataSignatures(_ count: Int, typedData: TypedData, signer: PKCS11KeySigner) -> UInt8 {
         blockOn { () async -> UInt8 in
             var accumulator: UInt8 = 0
             for _ in 0..<count {
@@ -254,7 +254,7 @@ enum PKCS11Bench {
     }
 
     /// `n` signatures requested at once; returns a byte of each folded together.
-    static func concurrentSignatures(_ count: Int, signer: PKCS11Signer, digest: Digest32) async -> UInt8 {
+    static func concurrentSignatures(_ count: Int, signer: PKCS11KeySigner, digest: Digest32) async -> UInt8 {
         await withTaskGroup(of: UInt8.self) { group in
             for _ in 0..<count {
                 group.addTask { ((try? await signer.sign(prehash: digest))?.r ?? .zero)[0] }

@@ -53,16 +53,21 @@ public struct EIP1559Transaction: Sendable, Hashable {
     /// The bytes whose Keccak-256 is signed: `0x02 ‖ rlp(fields)`.
     public var signingPayload: [UInt8] { typedEnvelope(.eip1559, fields) }
 
-    /// Keccak-256 of ``signingPayload``: the digest to sign.
-    public var signingHash: Bytes32 { Keccak256.hash(signingPayload) }
-
-    /// The signed transaction carrying `signature` (made over ``signingHash``).
-    public func signed(with signature: RecoverableSignature) -> SignedTransaction {
-        SignedTransaction(transaction: .eip1559(self), signature: signature)
-    }
-
     /// The broadcast encoding `0x02 ‖ rlp([…, yParity, r, s])`.
-    func rawEncoding(signature: RecoverableSignature) -> [UInt8] {
+    public func rawEncoding(signature: RecoverableSignature) -> [UInt8] {
         typedEnvelope(.eip1559, fields + signature.typedFields)
     }
+}
+
+extension EIP1559Transaction: TransactionFields {
+    /// ``TransactionType/eip1559``.
+    public var type: TransactionType { .eip1559 }
+    /// ``chainId``.
+    public var signedChainId: UInt256? { chainId }
+    /// ``maxFeePerGas``.
+    public var gasFeeCap: UInt256 { maxFeePerGas }
+    /// ``maxPriorityFeePerGas``.
+    public var gasTipCap: UInt256 { maxPriorityFeePerGas }
+    /// `.eip1559(self)`.
+    public var transaction: Transaction { .eip1559(self) }
 }

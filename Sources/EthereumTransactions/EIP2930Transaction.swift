@@ -48,16 +48,8 @@ public struct EIP2930Transaction: Sendable, Hashable {
     /// The bytes whose Keccak-256 is signed: `0x01 ‖ rlp(fields)`.
     public var signingPayload: [UInt8] { typedEnvelope(.eip2930, fields) }
 
-    /// Keccak-256 of ``signingPayload``: the digest to sign.
-    public var signingHash: Bytes32 { Keccak256.hash(signingPayload) }
-
-    /// The signed transaction carrying `signature` (made over ``signingHash``).
-    public func signed(with signature: RecoverableSignature) -> SignedTransaction {
-        SignedTransaction(transaction: .eip2930(self), signature: signature)
-    }
-
     /// The broadcast encoding `0x01 ‖ rlp([…, yParity, r, s])`.
-    func rawEncoding(signature: RecoverableSignature) -> [UInt8] {
+    public func rawEncoding(signature: RecoverableSignature) -> [UInt8] {
         typedEnvelope(.eip2930, fields + signature.typedFields)
     }
 }
@@ -77,4 +69,17 @@ extension RecoverableSignature {
     var typedFields: [RLPItem] {
         [.uint(UInt64(yParity)), .uint(bigEndian: r.bytes), .uint(bigEndian: s.bytes)]
     }
+}
+
+extension EIP2930Transaction: TransactionFields {
+    /// ``TransactionType/eip2930``.
+    public var type: TransactionType { .eip2930 }
+    /// ``chainId``.
+    public var signedChainId: UInt256? { chainId }
+    /// ``gasPrice``.
+    public var gasFeeCap: UInt256 { gasPrice }
+    /// ``gasPrice``.
+    public var gasTipCap: UInt256 { gasPrice }
+    /// `.eip2930(self)`.
+    public var transaction: Transaction { .eip2930(self) }
 }

@@ -47,16 +47,8 @@ public struct LegacyTransaction: Sendable, Hashable {
         return RLP.encode(.list(fields))
     }
 
-    /// Keccak-256 of ``signingPayload``: the digest to sign.
-    public var signingHash: Bytes32 { Keccak256.hash(signingPayload) }
-
-    /// The signed transaction carrying `signature` (made over ``signingHash``).
-    public func signed(with signature: RecoverableSignature) -> SignedTransaction {
-        SignedTransaction(transaction: .legacy(self), signature: signature)
-    }
-
     /// The broadcast encoding `rlp([nonce, gasPrice, gasLimit, to, value, data, v, r, s])`.
-    func rawEncoding(signature: RecoverableSignature) -> [UInt8] {
+    public func rawEncoding(signature: RecoverableSignature) -> [UInt8] {
         let v = LegacyV.encode(chainId: chainId, signature: signature)
         return RLP.encode(
             .list(baseFields + [.bytes(v), .uint(bigEndian: signature.r.bytes), .uint(bigEndian: signature.s.bytes)]))
@@ -114,4 +106,19 @@ enum LegacyV {
         guard value[0] == 0, let chainId = UInt256(bigEndian: value[1...]) else { return nil }
         return (parity, chainId)
     }
+}
+
+extension LegacyTransaction: TransactionFields {
+    /// ``TransactionType/legacy``.
+    public var type: TransactionType { .legacy }
+    /// ``chainId``: `nil` before EIP-155.
+    public var signedChainId: UInt256? { chainId }
+    /// Legacy transactions have no access list.
+    public var accessList: [AccessListEntry] { [] }
+    /// ``gasPrice``.
+    public var gasFeeCap: UInt256 { gasPrice }
+    /// ``gasPrice``.
+    public var gasTipCap: UInt256 { gasPrice }
+    /// `.legacy(self)`.
+    public var transaction: Transaction { .legacy(self) }
 }

@@ -1,28 +1,7 @@
 import EthereumPrimitives
 import Secp256k1
 
-extension Transaction {
-    /// Signs ``signingHash`` with `key` (deterministic RFC 6979, low-s).
-    public func sign(with key: PrivateKey) -> SignedTransaction {
-        signed(with: key.sign(prehash: signingHash))
-    }
-}
-
-extension LegacyTransaction {
-    /// Signs ``signingHash`` with `key` (deterministic RFC 6979, low-s).
-    public func sign(with key: PrivateKey) -> SignedTransaction {
-        signed(with: key.sign(prehash: signingHash))
-    }
-}
-
-extension EIP2930Transaction {
-    /// Signs ``signingHash`` with `key` (deterministic RFC 6979, low-s).
-    public func sign(with key: PrivateKey) -> SignedTransaction {
-        signed(with: key.sign(prehash: signingHash))
-    }
-}
-
-extension EIP1559Transaction {
+extension TransactionFields {
     /// Signs ``signingHash`` with `key` (deterministic RFC 6979, low-s).
     public func sign(with key: PrivateKey) -> SignedTransaction {
         signed(with: key.sign(prehash: signingHash))
@@ -37,7 +16,7 @@ extension SignedTransaction {
     public func recoverSender() throws(TransactionError) -> Address {
         guard signature.isLowS else { throw .highS }
         do throws(RecoveryError) {
-            return try Secp256k1.recoverAddress(prehash: transaction.signingHash, signature: signature)
+            return try ECDSA.recoverAddress(prehash: transaction.signingHash, signature: signature)
         } catch {
             throw .senderRecovery(error)
         }

@@ -128,7 +128,7 @@ public final class PKCS11Module: @unchecked Sendable {
     /// SoftHSM2 reads each token's files when it is initialised: a process that starts while
     /// another one rewrites them may see the token as uninitialised, or fail `C_GetTokenInfo`,
     /// until it initialises again. Every session and login of this process on the module ends, so
-    /// call this only while nothing uses the module (no ``PKCS11Token`` or ``PKCS11Signer`` alive).
+    /// call this only while nothing uses the module (no ``PKCS11Token`` or ``PKCS11KeySigner`` alive).
     ///
     /// - Throws: ``PKCS11Error/invalidArgument(_:)`` while a ``PKCS11Token`` of the module is alive,
     ///   when another component of the process initialised the module (finalising it would pull it

@@ -243,14 +243,14 @@ public final class PKCS11Token: Sendable {
     ///
     /// - Throws: as ``key(_:)``; ``PKCS11Error/invalidArgument(_:)`` for fewer than 1 session.
     public func signer(
-        for locator: PKCS11KeyLocator, maximumSessions: Int = PKCS11Signer.defaultMaximumSessions
-    ) throws(PKCS11Error) -> PKCS11Signer {
+        for locator: PKCS11KeyLocator, maximumSessions: Int = PKCS11KeySigner.defaultMaximumSessions
+    ) throws(PKCS11Error) -> PKCS11KeySigner {
         guard maximumSessions >= 1 else { throw .invalidArgument("a signer needs at least one session") }
         let (handle, info) = try withAnchor(retry: true) { (session) throws(PKCS11Error) in
             try resolve(session: session, locator)
         }
         guard let publicKey = info.publicKey else { throw .invalidECPoint(key: info.name) }
-        return PKCS11Signer(
+        return PKCS11KeySigner(
             token: self, key: info, publicKey: publicKey, handle: handle, maximumSessions: maximumSessions)
     }
 
@@ -515,8 +515,8 @@ public final class PKCS11Token: Sendable {
         }
         guard let r = Bytes32(signature[0..<32]), let raw = Bytes32(signature[32..<64]) else { return nil }
         // libsecp256k1 verifies low-s signatures only; a token's s may be either.
-        let s = Secp256k1.normalize(r: r, s: raw).s
-        return candidates.first { Secp256k1.verify(prehash: digest, r: r, s: s, publicKey: $0) }
+        let s = ECDSA.normalize(r: r, s: raw).s
+        return candidates.first { ECDSA.verify(prehash: digest, r: r, s: s, publicKey: $0) }
     }
 
     /// Public-key objects with `id` (when not empty) or else `label`.

@@ -128,7 +128,7 @@ final class SessionPool: Sendable {
         waiter?.resume(returning: .openNew)
     }
 
-    /// Test hook: see `PKCS11Signer.loseIdleSessionsForTesting()`.
+    /// Test hook: see `PKCS11KeySigner.loseIdleSessionsForTesting()`.
     func loseIdleSessionsForTesting() -> Int {
         state.withLock { state in
             for session in state.idle {

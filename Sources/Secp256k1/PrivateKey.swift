@@ -89,7 +89,7 @@ public final class PrivateKey: Sendable {
     /// Signs a 32-byte digest with ECDSA and the deterministic RFC 6979 nonce.
     ///
     /// The result is always low-s (s ≤ n/2, EIP-2) and its recovery id refers to that form, so
-    /// ``Secp256k1/recover(prehash:signature:)`` returns ``publicKey``.
+    /// ``ECDSA/recover(prehash:signature:)`` returns ``publicKey``.
     public func sign(prehash: Digest32) -> RecoverableSignature {
         let context = SharedContext.shared.raw
         var signature = secp256k1_ecdsa_recoverable_signature()
@@ -117,7 +117,7 @@ public final class PrivateKey: Sendable {
             }
         }
         // libsecp256k1 always produces low s; normalise anyway so the guarantee does not rest on it.
-        let (lowS, flipped) = Secp256k1.normalize(r: r, s: s)
+        let (lowS, flipped) = ECDSA.normalize(r: r, s: s)
         assert(!flipped, "libsecp256k1 produced a high-s signature")
         let id = UInt8(truncatingIfNeeded: recoveryId) ^ (flipped ? 1 : 0)
         precondition(id <= 1, "unexpected recovery id")

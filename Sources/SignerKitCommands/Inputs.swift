@@ -181,7 +181,7 @@ enum SignatureInput {
     ///
     /// - Throws: 65 `--signature: …` when no key recovers.
     static func recover(_ digest: Digest32, _ signature: RecoverableSignature) throws(CommandFailure) -> Address {
-        do { return try Secp256k1.recoverAddress(prehash: digest, signature: signature) } catch {
+        do { return try ECDSA.recoverAddress(prehash: digest, signature: signature) } catch {
             throw .invalidInput("--signature: \(error)")
         }
     }

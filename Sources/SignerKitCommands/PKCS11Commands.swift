@@ -282,7 +282,7 @@ enum PKCS11Options {
     }
 
     /// A signer for the token key the flags name (`--pkcs11-module` etc.).
-    static func signer(_ options: ParsedOptions, io: any CommandIO) async throws(CommandFailure) -> PKCS11Signer {
+    static func signer(_ options: ParsedOptions, io: any CommandIO) async throws(CommandFailure) -> PKCS11KeySigner {
         let locator = try locator(options)
         let session = try session(options, moduleFlag: SigningKeyOptions.pkcs11Module.name, io: io)
         let token = try await session.open()

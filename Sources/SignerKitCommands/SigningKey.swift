@@ -138,7 +138,7 @@ func loadSigningKey(_ options: ParsedOptions, io: any CommandIO) async throws(Co
 func sign(_ digest: Digest32, with signer: any PrehashSigner) async throws(CommandFailure) -> RecoverableSignature {
     let signature: RecoverableSignature
     do { signature = try await signer.sign(prehash: digest) } catch { throw .invalidInput("signing failed: \(error)") }
-    guard (try? Secp256k1.recoverAddress(prehash: digest, signature: signature)) == signer.address else {
+    guard (try? ECDSA.recoverAddress(prehash: digest, signature: signature)) == signer.address else {
         throw .invalidInput(
             "signing failed: the signature does not recover the key's address \(signer.address.checksummed)")
     }

@@ -80,7 +80,7 @@ enum LocalPayVerifier {
             throw .invalid("expected a 65-byte signature, got \(describe(result))")
         }
         let signer: Address
-        do { signer = try Secp256k1.recoverAddress(prehash: digest, signature: signature) } catch {
+        do { signer = try ECDSA.recoverAddress(prehash: digest, signature: signature) } catch {
             throw .invalid("the signature does not recover: \(error)")
         }
         guard signer == account else {

@@ -72,7 +72,7 @@ struct VectorRow: Sendable, CustomTestStringConvertible {
         #expect(key.address.checksummed == row.string("address"))
         let signature = key.sign(prehash: digest)
         #expect(signature.hex == row.string("signature"), "\(row.string("name"))")
-        let recovered = try Secp256k1.recoverAddress(
+        let recovered = try ECDSA.recoverAddress(
             prehash: digest, signature: RecoverableSignature(hex: row.string("signature")))
         #expect(recovered.checksummed == row.string("address"))
     }

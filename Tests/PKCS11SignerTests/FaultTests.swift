@@ -169,14 +169,14 @@ extension TokenTests {
             let signer = try token.signer(for: .label(label), maximumSessions: 2)
             let message = digest("before removal")
             let signature = try await signer.sign(prehash: message)
-            #expect(try Secp256k1.recoverAddress(prehash: message, signature: signature) == signer.address)
+            #expect(try ECDSA.recoverAddress(prehash: message, signature: signature) == signer.address)
 
             try FileManager.default.removeItem(at: fixture.doomedTokenDirectory)
 
             let error = try await #require(throws: PKCS11Error.self) {
                 try await signer.signReportingPKCS11Error(prehash: digest("after removal"))
             }
-            print("PKCS11Signer after token storage removal: \(error)")
+            print("PKCS11KeySigner after token storage removal: \(error)")
             await #expect(throws: SignerError.self) { try await signer.sign(prehash: digest("after removal, again")) }
             // Listing either fails or, as SoftHSM2 does, finds the storage empty.
             let remaining = try? token.listKeys()

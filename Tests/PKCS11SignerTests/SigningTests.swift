@@ -13,16 +13,16 @@ extension TokenTests {
         /// Checks a signature the way a verifier would: low s, recovers to the address, and passes
         /// standard ECDSA verification.
         func expectValid(
-            _ signature: RecoverableSignature, digest: Digest32, signer: PKCS11Signer,
+            _ signature: RecoverableSignature, digest: Digest32, signer: PKCS11KeySigner,
             sourceLocation: SourceLocation = #_sourceLocation
         ) throws {
             #expect(signature.isLowS, sourceLocation: sourceLocation)
             #expect(signature.recoveryId <= 1, sourceLocation: sourceLocation)
             #expect(
-                try Secp256k1.recoverAddress(prehash: digest, signature: signature) == signer.address,
+                try ECDSA.recoverAddress(prehash: digest, signature: signature) == signer.address,
                 sourceLocation: sourceLocation)
             #expect(
-                Secp256k1.verify(prehash: digest, r: signature.r, s: signature.s, publicKey: signer.publicKey),
+                ECDSA.verify(prehash: digest, r: signature.r, s: signature.s, publicKey: signer.publicKey),
                 sourceLocation: sourceLocation)
         }
 
@@ -56,8 +56,8 @@ extension TokenTests {
             let software = key.sign(prehash: digest("cross-check"))
             let hardware = try await signer.sign(prehash: digest("cross-check"))
             #expect(
-                try Secp256k1.recoverAddress(prehash: digest("cross-check"), signature: software)
-                    == Secp256k1.recoverAddress(prehash: digest("cross-check"), signature: hardware))
+                try ECDSA.recoverAddress(prehash: digest("cross-check"), signature: software)
+                    == ECDSA.recoverAddress(prehash: digest("cross-check"), signature: hardware))
         }
 
         @Test("a key pair generated on the token signs and recovers")
@@ -160,7 +160,7 @@ extension TokenTests {
             }
             #expect(signer.openSessions <= signer.maximumSessions)
             print(
-                "PKCS11Signer timing (\(signer.maximumSessions) sessions): 200 sequential \(sequential), "
+                "PKCS11KeySigner timing (\(signer.maximumSessions) sessions): 200 sequential \(sequential), "
                     + "200 concurrent \(concurrent)")
         }
 
@@ -175,7 +175,7 @@ extension TokenTests {
                     group.addTask {
                         let message = digest("single \(index)")
                         let signature = try await signer.sign(prehash: message)
-                        #expect(try Secp256k1.recoverAddress(prehash: message, signature: signature) == signer.address)
+                        #expect(try ECDSA.recoverAddress(prehash: message, signature: signature) == signer.address)
                     }
                 }
                 try await group.waitForAll()
@@ -198,7 +198,7 @@ extension TokenTests {
             #expect(closed >= 1)
             let after = digest("after")
             let signature = try await signer.sign(prehash: after)
-            #expect(try Secp256k1.recoverAddress(prehash: after, signature: signature) == signer.address)
+            #expect(try ECDSA.recoverAddress(prehash: after, signature: signature) == signer.address)
         }
 
         @Test("the open convenience logs in and signs")
@@ -206,14 +206,14 @@ extension TokenTests {
             let token = try await TestHSM.mainToken()
             let label = TestHSM.uniqueLabel("open")
             let info = try token.generateKeyPair(label: label)
-            let signer = try PKCS11Signer.open(
+            let signer = try PKCS11KeySigner.open(
                 module: TestHSM.modulePath, token: .label(TestHSM.Label.main), key: .label(label),
                 pin: .environment(name: TestHSM.pinVariable), maximumSessions: 2)
             #expect(signer.address == info.address)
             #expect(signer.description.contains(label))
             let message = digest("open")
             let signature = try await signer.sign(prehash: message)
-            #expect(try Secp256k1.recoverAddress(prehash: message, signature: signature) == info.address)
+            #expect(try ECDSA.recoverAddress(prehash: message, signature: signature) == info.address)
         }
 
         @Test("a signature that does not recover to the cached key is rejected")
@@ -227,7 +227,7 @@ extension TokenTests {
             // A signer whose cached public key is not the token key's: every signature must fail the
             // recovery check.
             let other = PrivateKey.generate().publicKey
-            let signer = PKCS11Signer(token: token, key: info, publicKey: other, handle: handle, maximumSessions: 1)
+            let signer = PKCS11KeySigner(token: token, key: info, publicKey: other, handle: handle, maximumSessions: 1)
             for round in 0..<4 {
                 let error = try await #require(throws: PKCS11Error.self) {
                     try await signer.signReportingPKCS11Error(prehash: digest("mismatch \(round)"))

@@ -40,7 +40,7 @@ enum MixedBatch {
             return
         }
         #expect(
-            (try? Secp256k1.recoverAddress(prehash: digest, signature: signature)) == address,
+            (try? ECDSA.recoverAddress(prehash: digest, signature: signature)) == address,
             sourceLocation: sourceLocation)
     }
 }

@@ -35,7 +35,7 @@ struct SimulatorRoundTripTests {
         let message = "Pay 1+1 RON & sign=yes #42 100% ✓"
         let signature = try await wallet.session.signPersonalMessage(message, account: TestKeys.wallet.address)
         #expect(
-            try Secp256k1.recoverAddress(prehash: PersonalMessage.digest(Array(message.utf8)), signature: signature)
+            try ECDSA.recoverAddress(prehash: PersonalMessage.digest(Array(message.utf8)), signature: signature)
                 == TestKeys.wallet.address)
         #expect(wallet.simulator.receivedRequests.first?.parameters["message"] == message)
         #expect(
@@ -48,7 +48,7 @@ struct SimulatorRoundTripTests {
         let typedData = try TypedData(jsonText: Fixtures.typedDataJSON)
         let signature = try await wallet.session.signTypedData(typedData, account: TestKeys.wallet.address)
         #expect(
-            try Secp256k1.recoverAddress(prehash: typedData.digest(), signature: signature) == TestKeys.wallet.address)
+            try ECDSA.recoverAddress(prehash: typedData.digest(), signature: signature) == TestKeys.wallet.address)
         let sent = try #require(wallet.simulator.receivedRequests.first?.parameters["typedData"])
         #expect(try TypedData(jsonText: sent).digest() == typedData.digest())
     }
@@ -167,7 +167,7 @@ struct SimulatorRoundTripTests {
         #expect(final.finalURL.hasPrefix(session.redirectURI))
         let signature = try await signing.value
         #expect(
-            try Secp256k1.recoverAddress(prehash: PersonalMessage.digest(Array("click me".utf8)), signature: signature)
+            try ECDSA.recoverAddress(prehash: PersonalMessage.digest(Array("click me".utf8)), signature: signature)
                 == TestKeys.wallet.address)
         let again = try await HTTPClient.post("\(simulator.origin)/decide", form: "id=\(id)&decision=approve")
         #expect(again.status == 410)
@@ -203,7 +203,7 @@ struct SimulatorRoundTripTests {
         #expect(ok.method == .sign)
         let okSignature = try RecoverableSignature(hex: try #require(ok.data))
         #expect(
-            try Secp256k1.recoverAddress(prehash: PersonalMessage.digest(Array("a b".utf8)), signature: okSignature)
+            try ECDSA.recoverAddress(prehash: PersonalMessage.digest(Array("a b".utf8)), signature: okSignature)
                 == TestKeys.wallet.address)
         #expect(try await RawHTTP.get(port: simulator.port, "/wallet/sign?clientId=c&chainId=1&state=s").status == 400)
         #expect(

@@ -98,7 +98,7 @@ import Testing
         let digest = Keccak256.hash(utf8: "generated")
         let signature = a.sign(prehash: digest)
         #expect(signature.isLowS)
-        #expect(try Secp256k1.recoverAddress(prehash: digest, signature: signature) == a.address)
+        #expect(try ECDSA.recoverAddress(prehash: digest, signature: signature) == a.address)
     }
 
     @Test func descriptionsNeverContainTheKey() throws {

@@ -51,8 +51,8 @@ struct PersonalSignVector: Decodable, Sendable, CustomTestStringConvertible {
 
         let expected = try RecoverableSignature(hex: v.signature)
         #expect(signature == expected)
-        #expect(try Secp256k1.recoverAddress(prehash: digest, signature: expected).checksummed == v.address)
-        #expect(try Secp256k1.recover(prehash: digest, signature: expected) == key.publicKey)
-        #expect(Secp256k1.verify(prehash: digest, r: expected.r, s: expected.s, publicKey: key.publicKey))
+        #expect(try ECDSA.recoverAddress(prehash: digest, signature: expected).checksummed == v.address)
+        #expect(try ECDSA.recover(prehash: digest, signature: expected) == key.publicKey)
+        #expect(ECDSA.verify(prehash: digest, r: expected.r, s: expected.s, publicKey: key.publicKey))
     }
 }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Secp256k1
 
-/// `Secp256k1.recoveryId` and `recoverableSignature(prehash:r:s:expected:)` find the id by trial
+/// `ECDSA.recoveryId` and `recoverableSignature(prehash:r:s:expected:)` find the id by trial
 /// recovery; these tests check them against plain ecrecover, for both ids, high-s input, awkward
 /// digests, keys without a known private key and corrupted signatures.
 @Suite struct RecoveryIdTests {
@@ -20,18 +20,18 @@ import Testing
             for i in 0..<24 {
                 let digest = Self.word("agree \(k) \(i)")
                 let signature = key.sign(prehash: digest)
-                let id = try Secp256k1.recoveryId(
+                let id = try ECDSA.recoveryId(
                     prehash: digest, r: signature.r, s: signature.s, expected: key.publicKey)
                 #expect(id == signature.recoveryId)
                 #expect(
-                    try Secp256k1.recoverableSignature(
+                    try ECDSA.recoverableSignature(
                         prehash: digest, r: signature.r, s: signature.s, expected: key.publicKey) == signature)
                 // The token may return the high-s twin; the id and s are for the normalised form.
                 let high = try SignatureTests.highSVariant(signature)
                 #expect(
-                    try Secp256k1.recoveryId(prehash: digest, r: high.r, s: high.s, expected: key.publicKey) == id)
+                    try ECDSA.recoveryId(prehash: digest, r: high.r, s: high.s, expected: key.publicKey) == id)
                 #expect(
-                    try Secp256k1.recoverableSignature(prehash: digest, r: high.r, s: high.s, expected: key.publicKey)
+                    try ECDSA.recoverableSignature(prehash: digest, r: high.r, s: high.s, expected: key.publicKey)
                         == signature)
                 seen.insert(id)
             }
@@ -45,7 +45,7 @@ import Testing
         ]
         for digest in digests {
             let signature = Self.key.sign(prehash: digest)
-            let id = try Secp256k1.recoveryId(
+            let id = try ECDSA.recoveryId(
                 prehash: digest, r: signature.r, s: signature.s, expected: Self.key.publicKey)
             #expect(id == signature.recoveryId, "\(digest.hex)")
         }
@@ -61,8 +61,8 @@ import Testing
             let candidate = try RecoverableSignature(
                 r: Self.key.sign(prehash: Self.word("forged r \(i)")).r,
                 s: Self.key.sign(prehash: Self.word("forged s \(i)")).s, recoveryId: id)
-            guard let key = try? Secp256k1.recover(prehash: digest, signature: candidate) else { continue }
-            #expect(try Secp256k1.recoveryId(prehash: digest, r: candidate.r, s: candidate.s, expected: key) == id)
+            guard let key = try? ECDSA.recover(prehash: digest, signature: candidate) else { continue }
+            #expect(try ECDSA.recoveryId(prehash: digest, r: candidate.r, s: candidate.s, expected: key) == id)
             seen.insert(id)
         }
         #expect(seen == [0, 1])
@@ -74,13 +74,13 @@ import Testing
             let signature = Self.key.sign(prehash: digest)
             for (r, s, digest) in Self.corruptions(of: signature, over: digest) {
                 #expect(throws: RecoveryError.self) {
-                    try Secp256k1.recoveryId(prehash: digest, r: r, s: s, expected: Self.key.publicKey)
+                    try ECDSA.recoveryId(prehash: digest, r: r, s: s, expected: Self.key.publicKey)
                 }
             }
         }
         // r = 5 is no point's x-coordinate.
         #expect(throws: RecoveryError.noMatchingRecoveryId) {
-            try Secp256k1.recoveryId(
+            try ECDSA.recoveryId(
                 prehash: Self.word("five"), r: UInt256(5).word, s: UInt256(1).word, expected: Self.key.publicKey)
         }
         // Out of range.
@@ -89,7 +89,7 @@ import Testing
             (Bytes32.zero, UInt256(1).word), (UInt256(1).word, Bytes32.zero),
         ] {
             #expect(throws: RecoveryError.invalidSignature) {
-                try Secp256k1.recoveryId(prehash: Self.word("range"), r: r, s: s, expected: Self.key.publicKey)
+                try ECDSA.recoveryId(prehash: Self.word("range"), r: r, s: s, expected: Self.key.publicKey)
             }
         }
     }

@@ -40,41 +40,41 @@ import Testing
             let high = try Self.highSVariant(low)
             #expect(!high.isLowS)
             // ecrecover semantics: the high-s twin recovers the same key.
-            #expect(try Secp256k1.recover(prehash: digest, signature: high) == Self.key.publicKey)
+            #expect(try ECDSA.recover(prehash: digest, signature: high) == Self.key.publicKey)
 
-            let (s, flipped) = Secp256k1.normalize(r: high.r, s: high.s)
+            let (s, flipped) = ECDSA.normalize(r: high.r, s: high.s)
             #expect(flipped)
             #expect(s == low.s)
-            #expect(Secp256k1.normalize(high) == low)
+            #expect(ECDSA.normalize(high) == low)
 
-            let (same, unchanged) = Secp256k1.normalize(r: low.r, s: low.s)
+            let (same, unchanged) = ECDSA.normalize(r: low.r, s: low.s)
             #expect(!unchanged)
             #expect(same == low.s)
-            #expect(Secp256k1.normalize(low) == low)
+            #expect(ECDSA.normalize(low) == low)
 
             // Raw r‖s from an HSM: the id found refers to the normalised s.
             #expect(
-                try Secp256k1.recoveryId(prehash: digest, r: high.r, s: high.s, expected: Self.key.publicKey)
+                try ECDSA.recoveryId(prehash: digest, r: high.r, s: high.s, expected: Self.key.publicKey)
                     == low.recoveryId)
             #expect(
-                try Secp256k1.recoveryId(prehash: digest, r: low.r, s: low.s, expected: Self.key.publicKey)
+                try ECDSA.recoveryId(prehash: digest, r: low.r, s: low.s, expected: Self.key.publicKey)
                     == low.recoveryId)
 
-            #expect(Secp256k1.verify(prehash: digest, r: low.r, s: low.s, publicKey: Self.key.publicKey))
-            #expect(!Secp256k1.verify(prehash: digest, r: high.r, s: high.s, publicKey: Self.key.publicKey))
+            #expect(ECDSA.verify(prehash: digest, r: low.r, s: low.s, publicKey: Self.key.publicKey))
+            #expect(!ECDSA.verify(prehash: digest, r: high.r, s: high.s, publicKey: Self.key.publicKey))
         }
     }
 
     @Test func normalizeBoundaries() {
         let half = Secp256k1Order.halfOrder.word
-        #expect(Secp256k1.normalize(r: half, s: half) == (half, false))
+        #expect(ECDSA.normalize(r: half, s: half) == (half, false))
         let halfPlusOne = Secp256k1Order.halfOrder.adding(1)!.word
-        let flipped = Secp256k1.normalize(r: half, s: halfPlusOne)
+        let flipped = ECDSA.normalize(r: half, s: halfPlusOne)
         #expect(flipped.flipped)
         #expect(flipped.s == half)  // n − (⌊n/2⌋+1) = ⌊n/2⌋ for odd n
         let order = Secp256k1Order.order.word
-        #expect(Secp256k1.normalize(r: half, s: order) == (order, false))
-        #expect(Secp256k1.normalize(r: half, s: Bytes32.zero) == (Bytes32.zero, false))
+        #expect(ECDSA.normalize(r: half, s: order) == (order, false))
+        #expect(ECDSA.normalize(r: half, s: Bytes32.zero) == (Bytes32.zero, false))
     }
 
     @Test func recoveryIdRejectsOtherKeys() throws {
@@ -82,9 +82,9 @@ import Testing
         let signature = Self.key.sign(prehash: digest)
         let other = try PrivateKey(hex: "0x0000000000000000000000000000000000000000000000000000000000000001")
         #expect(throws: RecoveryError.noMatchingRecoveryId) {
-            try Secp256k1.recoveryId(prehash: digest, r: signature.r, s: signature.s, expected: other.publicKey)
+            try ECDSA.recoveryId(prehash: digest, r: signature.r, s: signature.s, expected: other.publicKey)
         }
-        #expect(!Secp256k1.verify(prehash: digest, r: signature.r, s: signature.s, publicKey: other.publicKey))
+        #expect(!ECDSA.verify(prehash: digest, r: signature.r, s: signature.s, publicKey: other.publicKey))
     }
 
     @Test func invalidScalarsRejected() throws {
@@ -98,11 +98,11 @@ import Testing
         ]
         for signature in cases {
             #expect(throws: RecoveryError.invalidSignature) {
-                try Secp256k1.recover(prehash: digest, signature: signature)
+                try ECDSA.recover(prehash: digest, signature: signature)
             }
         }
         #expect(throws: RecoveryError.invalidSignature) {
-            try Secp256k1.recoveryId(prehash: digest, r: .zero, s: good.s, expected: Self.key.publicKey)
+            try ECDSA.recoveryId(prehash: digest, r: .zero, s: good.s, expected: Self.key.publicKey)
         }
     }
 
@@ -111,7 +111,7 @@ import Testing
         let r = UInt256(5).word
         let signature = try RecoverableSignature(r: r, s: UInt256(1).word, recoveryId: 0)
         #expect(throws: RecoveryError.recoveryFailed) {
-            try Secp256k1.recover(prehash: Keccak256.hash(utf8: "x"), signature: signature)
+            try ECDSA.recover(prehash: Keccak256.hash(utf8: "x"), signature: signature)
         }
     }
 
@@ -131,7 +131,7 @@ import Testing
                     for (d, digest) in digests.enumerated() where (d + round) % 2 == 0 || round < 2 {
                         group.addTask {
                             let signature = key.sign(prehash: digest)
-                            let recovered = try? Secp256k1.recoverAddress(prehash: digest, signature: signature)
+                            let recovered = try? ECDSA.recoverAddress(prehash: digest, signature: signature)
                             return ("\(k)-\(d)", signature, recovered)
                         }
                     }

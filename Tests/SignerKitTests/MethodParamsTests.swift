@@ -106,7 +106,7 @@ struct MethodParamsTests {
         // Hex and text forms of "hello" give the same signature; the text "0xzz" does not recover over bytes.
         #expect(signed.results[0] == signed.results[1])
         let zz = try RecoverableSignature(hex: signed.results[4])
-        #expect(try Secp256k1.recoverAddress(prehash: personalDigest(bytes: []), signature: zz) != key.address)
+        #expect(try ECDSA.recoverAddress(prehash: personalDigest(bytes: []), signature: zz) != key.address)
     }
 
     @Test("personal_sign params: [message, address], message a string")

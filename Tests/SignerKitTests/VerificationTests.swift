@@ -100,7 +100,7 @@ struct VerificationTests {
         let sample = Self.highS(key.sign(prehash: Keccak256.hash(Array("x".utf8))))
         #expect(!sample.isLowS)
         #expect(
-            try Secp256k1.recoverAddress(prehash: Keccak256.hash(Array("x".utf8)), signature: sample) == key.address)
+            try ECDSA.recoverAddress(prehash: Keccak256.hash(Array("x".utf8)), signature: sample) == key.address)
         let dispatcher = RpcDispatcher()
         try dispatcher.register(signer)
         await expectRefused(

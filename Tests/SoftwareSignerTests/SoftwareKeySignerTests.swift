@@ -144,7 +144,7 @@ import Testing
             let signature = try await signer.sign(prehash: digest)
             #expect(signature == key.sign(prehash: digest))
             #expect(signature.isLowS)
-            #expect(try Secp256k1.recoverAddress(prehash: digest, signature: signature) == signer.address)
+            #expect(try ECDSA.recoverAddress(prehash: digest, signature: signature) == signer.address)
         }
     }
 
@@ -155,7 +155,7 @@ import Testing
                 group.addTask {
                     let digest = Keccak256.hash(utf8: "message \(i)")
                     let signature = try await signer.sign(prehash: digest)
-                    return try Secp256k1.recoverAddress(prehash: digest, signature: signature) == signer.address
+                    return try ECDSA.recoverAddress(prehash: digest, signature: signature) == signer.address
                 }
             }
             for try await ok in group { #expect(ok) }

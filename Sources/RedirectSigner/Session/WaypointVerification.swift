@@ -75,7 +75,7 @@ public enum WaypointVerification {
         do { signature = try RecoverableSignature(hex: data) } catch {
             throw .verificationFailed("returned signature \(CallbackParseError.shown(data)): \(error)")
         }
-        return Secp256k1.normalize(signature)
+        return ECDSA.normalize(signature)
     }
 
     /// The transaction hash of a send callback: exactly 32 bytes of `0x`-hex.

@@ -36,7 +36,7 @@ public enum SignatureCheck {
     ) throws(Failure) {
         guard signature.isLowS else { throw .highS }
         let signer: Address
-        do { signer = try Secp256k1.recoverAddress(prehash: digest, signature: signature) } catch {
+        do { signer = try ECDSA.recoverAddress(prehash: digest, signature: signature) } catch {
             throw .doesNotRecover(error)
         }
         guard signer == account else { throw .wrongSigner(expected: account, actual: signer) }

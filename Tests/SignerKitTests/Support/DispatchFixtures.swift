@@ -115,7 +115,7 @@ func expectSignature(
     let signature = try RecoverableSignature(rsv: bytes)
     #expect(signature.isLowS, sourceLocation: sourceLocation)
     #expect(
-        try Secp256k1.recoverAddress(prehash: digest, signature: signature) == signer, sourceLocation: sourceLocation)
+        try ECDSA.recoverAddress(prehash: digest, signature: signature) == signer, sourceLocation: sourceLocation)
 }
 
 /// The digest the dispatcher must sign for a `personal_sign` message parameter, computed by hand:

@@ -18,7 +18,7 @@ import Synchronization
 /// Each signature is one `C_SignInit(CKM_ECDSA)` + `C_Sign` over exactly the 32-byte digest.
 /// The token's raw r‖s is brought to low s (EIP-2), and the recovery id is found by trial
 /// recovery against the public key read from the token when the signer was created
-/// (``Secp256k1/recoverableSignature(prehash:r:s:expected:)``: id 0, then id 1 only if needed):
+/// (``ECDSA/recoverableSignature(prehash:r:s:expected:)``: id 0, then id 1 only if needed):
 /// a recovery id is only returned when ecrecover of the final signature yields that cached key,
 /// so a signature from any other key (or a corrupted one) is rejected instead of returned.
 ///
@@ -30,7 +30,7 @@ import Synchronization
 /// `CKR_SESSION_HANDLE_INVALID`, `CKR_SESSION_CLOSED` or `CKR_DEVICE_REMOVED` (or a stale key
 /// handle) is reopened and the key looked up again, once; login is never retried, so if the
 /// token logged the process out, the error (`CKR_USER_NOT_LOGGED_IN`) is reported.
-public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
+public final class PKCS11KeySigner: PrehashSigner, CustomStringConvertible {
     /// The account this key controls, derived from the token's public key.
     public let address: Address
 
@@ -79,8 +79,8 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         token selector: PKCS11TokenSelector,
         key locator: PKCS11KeyLocator,
         pin: PINSource = .environment(),
-        maximumSessions: Int = PKCS11Signer.defaultMaximumSessions
-    ) throws(PKCS11Error) -> PKCS11Signer {
+        maximumSessions: Int = PKCS11KeySigner.defaultMaximumSessions
+    ) throws(PKCS11Error) -> PKCS11KeySigner {
         let token = try PKCS11Module.load(path: path).token(selector)
         try token.login(pin: pin)
         return try token.signer(for: locator, maximumSessions: maximumSessions)
@@ -105,9 +105,9 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
         return try recoverable(raw, prehash: prehash)
     }
 
-    /// `PKCS11Signer(key "…" on token "…", address 0x…)`; never the PIN.
+    /// `PKCS11KeySigner(key "…" on token "…", address 0x…)`; never the PIN.
     public var description: String {
-        "PKCS11Signer(key \"\(key.label)\" on token \"\(token.label)\", address \(address.checksummed))"
+        "PKCS11KeySigner(key \"\(key.label)\" on token \"\(token.label)\", address \(address.checksummed))"
     }
 
     // MARK: internals
@@ -238,7 +238,7 @@ public final class PKCS11Signer: PrehashSigner, CustomStringConvertible {
     /// Low-s normalisation and the recovery id against the cached public key.
     private func recoverable(_ raw: RawSignature, prehash: Digest32) throws(PKCS11Error) -> RecoverableSignature {
         do {
-            return try Secp256k1.recoverableSignature(prehash: prehash, r: raw.r, s: raw.s, expected: publicKey)
+            return try ECDSA.recoverableSignature(prehash: prehash, r: raw.r, s: raw.s, expected: publicKey)
         } catch {
             throw .signatureMismatch("the token's signature does not recover to \(address.checksummed) (\(error))")
         }

@@ -2,7 +2,7 @@ import CSecp256k1
 import EthereumPrimitives
 
 /// Signature recovery, verification and low-s normalisation on secp256k1.
-public enum Secp256k1 {
+public enum ECDSA {
     /// Recovers the public key that produced `signature` over `prehash` (Ethereum's `ecrecover`).
     ///
     /// Like `ecrecover`, high-s signatures are accepted and recover their key; use
