@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 
