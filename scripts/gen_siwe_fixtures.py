@@ -17,7 +17,7 @@ import pathlib
 from eth_account import Account
 from eth_account.messages import defunct_hash_message, encode_defunct
 
-# The fixed test keys of Tests/SignerKitTests/Support/DispatchFixtures.swift (never use them for anything real).
+# The fixed test keys of Tests/SignerKitTestSupport/TestKeys.swift (never use them for anything real).
 ALPHA = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
 BETA = "0x8da4ef21b864d2cc526dbdb2a120bd2874c36c9d0a1fb7f8c63d7f7a8b41de8f"
 
