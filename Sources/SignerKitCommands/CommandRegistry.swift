@@ -44,6 +44,7 @@ enum CommandRegistry {
         TypedDataCommands.command,
         MessageCommands.command,
         RecoverCommands.command,
+        SiweCommands.command,
         KeyCommands.command,
         TxCommands.command,
         ActionCommands.command,

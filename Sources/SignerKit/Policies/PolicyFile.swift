@@ -23,14 +23,15 @@ public struct PolicyFileError: Error, Sendable, Equatable, CustomStringConvertib
 ///
 /// ```json
 /// {"allowedChains":["eip155:8453"],"tokenSpendCap":[{"chainId":"eip155:8453","token":"0x…","maximum":"5000000"}],
-///  "noUnlimitedApprovals":true,"maxValiditySeconds":3600,"requireRecognized":{"allow":["message"]}}
+///  "noUnlimitedApprovals":true,"maxValiditySeconds":3600,"requireRecognized":{"allow":["message"]},
+///  "signInOrigins":["https://example.com"]}
 /// ```
 public enum PolicyFile {
     /// The members a policy file may have.
     public static let members: [String] = [
         "allowedChains", "allowedMethods", "nativeValueCap", "feeCap", "gasLimitCap", "tokenSpendCap",
         "refuseUncappedTokens", "noUnlimitedApprovals", "allowedSpenders", "allowedRecipients", "maxValiditySeconds",
-        "requireRecognized",
+        "requireRecognized", "signInOrigins",
     ]
 
     /// The policies of a policy file's JSON text, in a fixed order (chains, methods, value, fees, gas, then
@@ -149,6 +150,15 @@ public enum PolicyFile {
                 policies.append(RequireRecognized(allowing: kinds))
             default: throw .init(path: "requireRecognized", problem: "expected true, false or {\"allow\":[kinds]}")
             }
+        }
+        if let value = object["signInOrigins"] {
+            var origins: [SignInOrigin] = []
+            for (i, text) in try strings(value, "signInOrigins").enumerated() {
+                do { origins.append(try SignInOrigin(text)) } catch {
+                    throw .init(path: "signInOrigins[\(i)]", problem: "\(error)")
+                }
+            }
+            policies.append(SignInDomainBinding(origins: origins))
         }
         return policies
     }

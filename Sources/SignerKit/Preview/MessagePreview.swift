@@ -1,10 +1,9 @@
 import EthereumPrimitives
 import Foundation
 
-/// Previews `personal_sign` messages: text (hex when not UTF-8), EIP-4361 sign-in messages recognised.
+/// Previews `personal_sign` messages: text (hex when not UTF-8), EIP-4361 sign-in messages parsed by
+/// ``SignInMessage`` (the one parser).
 enum MessagePreview {
-    static let siweHeaderSuffix = " wants you to sign in with your Ethereum account:"
-
     static func preview(_ bytes: [UInt8], base: SigningPreview) -> SigningPreview {
         var preview = base
         preview.kind = .message
@@ -14,13 +13,43 @@ enum MessagePreview {
             return preview
         }
         preview.message = quoted(text)
-        if let siwe = SignInMessage(text) {
+        guard SignInDomainBinding.containsPhrase(bytes) else { return preview }
+        do {
+            let siwe = try SignInMessage(bytes: bytes)
             preview.kind = .siwe
             preview.owner = siwe.address
-            preview.deadline = siwe.expirationTime
-            preview.fields = siwe.fields
+            preview.deadline = siwe.expirationTime.map { UInt256(UInt64(max(0, $0.unixSeconds))) }
+            preview.fields = fields(of: siwe)
+        } catch {
+            // EIP-4361 asks wallets to warn of a message that claims to be a sign-in but does not conform.
+            preview.fields = [PreviewField(label: "not EIP-4361", value: error.description)]
         }
         return preview
+    }
+
+    /// The fields a wallet must show (scheme, domain, statement, resources; the address is the preview's
+    /// owner) and the others, labelled as the message labels them.
+    static func fields(of message: SignInMessage) -> [PreviewField] {
+        var fields: [PreviewField] = []
+        if let scheme = message.scheme { fields.append(PreviewField(label: "scheme", value: quoted(scheme))) }
+        fields.append(PreviewField(label: "domain", value: quoted(message.domain)))
+        if let statement = message.statement {
+            fields.append(PreviewField(label: "statement", value: quoted(statement)))
+        }
+        fields.append(PreviewField(label: "URI", value: quoted(message.uri)))
+        fields.append(PreviewField(label: "Version", value: SignInMessage.version))
+        fields.append(PreviewField(label: "Chain ID", value: message.chainId.decimalString))
+        fields.append(PreviewField(label: "Nonce", value: quoted(message.nonce)))
+        fields.append(PreviewField(label: "Issued At", value: quoted(message.issuedAt.text)))
+        if let time = message.expirationTime {
+            fields.append(PreviewField(label: "Expiration Time", value: quoted(time.text)))
+        }
+        if let time = message.notBefore { fields.append(PreviewField(label: "Not Before", value: quoted(time.text))) }
+        if let id = message.requestId { fields.append(PreviewField(label: "Request ID", value: quoted(id))) }
+        for (i, resource) in (message.resources ?? []).enumerated() {
+            fields.append(PreviewField(label: "Resources[\(i)]", value: quoted(resource)))
+        }
+        return fields
     }
 
     /// Untrusted text for one line: control characters escaped (`\n`), then abbreviated.
@@ -43,58 +72,5 @@ enum MessagePreview {
         }
         let clipped = text.unicodeScalars.count > EchoedText.limit * 2
         return EchoedText.abbreviated(escaped + (clipped ? "…" : ""))
-    }
-}
-
-/// The fields of an EIP-4361 message that the preview shows (recognition, not verification: the header,
-/// the address line and the `Key: value` lines).
-struct SignInMessage {
-    let domain: String
-    let address: Address
-    let expirationTime: UInt256?
-    let fields: [PreviewField]
-
-    init?(_ text: String) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard lines.count >= 2, lines[0].hasSuffix(MessagePreview.siweHeaderSuffix),
-            let address = try? Address(lines[1])
-        else { return nil }
-        let domain = String(lines[0].dropLast(MessagePreview.siweHeaderSuffix.count))
-        guard !domain.isEmpty, !domain.contains(" ") else { return nil }
-        self.domain = domain
-        self.address = address
-        var fields = [PreviewField(label: "domain", value: MessagePreview.quoted(domain))]
-        let keys = [
-            "URI", "Version", "Chain ID", "Nonce", "Issued At", "Expiration Time", "Not Before", "Request ID",
-        ]
-        var expiration: UInt256?
-        var statement: String?
-        if lines.count > 3, lines[2].isEmpty, !lines[3].isEmpty,
-            !keys.contains(where: { lines[3].hasPrefix($0 + ": ") })
-        {
-            statement = lines[3]
-        }
-        if let statement { fields.append(PreviewField(label: "statement", value: MessagePreview.quoted(statement))) }
-        for line in lines.dropFirst(2) {
-            guard let key = keys.first(where: { line.hasPrefix($0 + ": ") }) else { continue }
-            let value = String(line.dropFirst(key.count + 2))
-            fields.append(PreviewField(label: key, value: MessagePreview.quoted(value)))
-            if key == "Expiration Time", let date = Self.date(value) {
-                expiration = UInt256(UInt64(max(0, date.timeIntervalSince1970)))
-            }
-        }
-        guard fields.contains(where: { $0.label == "URI" }), fields.contains(where: { $0.label == "Nonce" }) else {
-            return nil
-        }
-        self.expirationTime = expiration
-        self.fields = fields
-    }
-
-    static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
     }
 }
