@@ -46,6 +46,7 @@ enum CommandRegistry {
         RecoverCommands.command,
         KeyCommands.command,
         TxCommands.command,
+        AuthCommands.command,
         ActionCommands.command,
         PreviewCommands.command,
         KeystoreCommands.command,

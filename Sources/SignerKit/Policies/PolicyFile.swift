@@ -30,7 +30,7 @@ public enum PolicyFile {
     public static let members: [String] = [
         "allowedChains", "allowedMethods", "nativeValueCap", "feeCap", "gasLimitCap", "tokenSpendCap",
         "refuseUncappedTokens", "noUnlimitedApprovals", "allowedSpenders", "allowedRecipients", "maxValiditySeconds",
-        "requireRecognized",
+        "requireRecognized", "allowedDelegates",
     ]
 
     /// The policies of a policy file's JSON text, in a fixed order (chains, methods, value, fees, gas, then
@@ -150,6 +150,7 @@ public enum PolicyFile {
             default: throw .init(path: "requireRecognized", problem: "expected true, false or {\"allow\":[kinds]}")
             }
         }
+        if let value = object["allowedDelegates"] { policies.append(try AllowedDelegates(policyFileValue: value)) }
         return policies
     }
 

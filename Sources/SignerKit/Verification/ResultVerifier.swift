@@ -33,7 +33,8 @@ enum ResultVerifier {
             try verify(signed, matches: transaction, feesOpen: feesOpen, for: request)
         default:
             throw Failure(
-                description: "\(request.method.rawValue) must return \(expectedKind(request.method)), got \(kind(result))")
+                description:
+                    "\(request.method.rawValue) must return \(expectedKind(request.method)), got \(kind(result))")
         }
     }
 
@@ -69,19 +70,24 @@ enum ResultVerifier {
         _ transaction: Transaction, _ request: TransactionRequest, feesOpen: Bool, chainId: UInt256
     ) -> String? {
         if transaction.chainId != chainId {
-            return "chainId \(transaction.chainId?.decimalString ?? "none (unprotected)") is not \(chainId.decimalString)"
+            return
+                "chainId \(transaction.chainId?.decimalString ?? "none (unprotected)") is not \(chainId.decimalString)"
         }
         if !feesOpen && transaction.type != request.type { return "type \(transaction.type) is not \(request.type)" }
         if transaction.to != request.to { return "to \(transaction.to?.checksummed ?? "none") differs" }
         if transaction.value != request.value { return "value \(transaction.value.decimalString) differs" }
         if transaction.data != request.data { return "data differs" }
         if transaction.accessList != request.accessList { return "accessList differs" }
+        if transaction.authorizationList != request.authorizationList { return "authorizationList differs" }
+        if request.type == .eip7702 && transaction.type != .eip7702 {
+            return "type \(transaction.type) is not \(request.type)"
+        }
         if let nonce = request.nonce, transaction.nonce != nonce { return "nonce \(transaction.nonce) differs" }
         if let gas = request.gasLimit, transaction.gasLimit != gas { return "gas \(transaction.gasLimit) differs" }
         switch transaction.type {
         case .legacy, .eip2930:
             if let gasPrice = request.gasPrice, transaction.gasFeeCap != gasPrice { return "gasPrice differs" }
-        case .eip1559:
+        case .eip1559, .eip7702:
             if let maxFee = request.maxFeePerGas, transaction.gasFeeCap != maxFee { return "maxFeePerGas differs" }
             if let tip = request.maxPriorityFeePerGas, transaction.gasTipCap != tip {
                 return "maxPriorityFeePerGas differs"
