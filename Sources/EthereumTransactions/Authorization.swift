@@ -49,8 +49,8 @@ public struct Authorization: Sendable, Hashable {
     /// integers; other members are ignored).
     ///
     /// - Throws: ``TransactionError`` naming the member, prefixed with `field` (e.g.
-    ///   `authorizationList[0].nonce`); ``TransactionError/quantityTooLarge(field:value:)`` for a nonce of
-    ///   2^64 or more.
+    ///   `authorizationList[0].nonce`); ``TransactionError/quantityTooWide(field:value:bits:)`` for a nonce
+    ///   of 2^64 or more.
     public init(json: JSONValue, field: String = "") throws(TransactionError) {
         guard case .object(let object) = json else {
             throw field.isEmpty
@@ -131,7 +131,7 @@ public struct SignedAuthorization: Sendable, Hashable {
         let prefix = field.isEmpty ? "" : field + "."
         let parity = try members.required(prefix, "yParity", members.quantity)
         guard let small = parity.uint64, small <= 0xff else {
-            throw .quantityTooLarge(field: prefix + "yParity", value: parity.hexQuantity)
+            throw .quantityTooWide(field: prefix + "yParity", value: parity.hexQuantity, bits: 8)
         }
         self.init(
             chainId: unsigned.chainId, address: unsigned.address, nonce: unsigned.nonce, yParity: UInt8(small),
@@ -163,7 +163,9 @@ extension RequestFields {
     /// A quantity below 2^64.
     func nonce64(_ value: JSONValue, _ name: String) throws(TransactionError) -> UInt64 {
         let number = try quantity(value, name)
-        guard let small = number.uint64 else { throw .quantityTooLarge(field: name, value: number.hexQuantity) }
+        guard let small = number.uint64 else {
+            throw .quantityTooWide(field: name, value: number.hexQuantity, bits: 64)
+        }
         return small
     }
 }

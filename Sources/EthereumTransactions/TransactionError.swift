@@ -20,6 +20,8 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
     case negativeQuantity(field: String, value: String)
     /// A quantity of 2^256 or more.
     case quantityTooLarge(field: String, value: String)
+    /// A quantity that does not fit the field's width (an authorization's 64-bit nonce, 8-bit yParity).
+    case quantityTooWide(field: String, value: String, bits: Int)
     /// A nonce of 2^64 − 1 or more (EIP-2681 caps nonces below that).
     case nonceTooLarge(UInt256)
     /// An address that is not `0x` + 40 hex digits or has a wrong EIP-55 checksum.
@@ -109,6 +111,8 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
             "field \(Self.quote(field)): negative quantity \(Self.quote(value))"
         case .quantityTooLarge(let field, let value):
             "field \(Self.quote(field)): quantity \(Self.quote(value)) does not fit in 256 bits"
+        case .quantityTooWide(let field, let value, let bits):
+            "field \(Self.quote(field)): quantity \(Self.quote(value)) does not fit in \(bits) bits"
         case .nonceTooLarge(let nonce):
             "field \"nonce\": \(nonce.decimalString) is not below 2^64-1 (EIP-2681)"
         case .invalidAddress(let field, let error):

@@ -171,10 +171,10 @@ struct EIP7702StrictTests {
         #expect(try tupleError { $0["chainId"] = nil } == .missingField("authorizationList[0].chainId"))
         #expect(
             try tupleError { $0["nonce"] = .string("0x10000000000000000") }
-                == .quantityTooLarge(field: "authorizationList[0].nonce", value: "0x10000000000000000"))
+                == .quantityTooWide(field: "authorizationList[0].nonce", value: "0x10000000000000000", bits: 64))
         #expect(
             try tupleError { $0["yParity"] = .string("0x100") }
-                == .quantityTooLarge(field: "authorizationList[0].yParity", value: "0x100"))
+                == .quantityTooWide(field: "authorizationList[0].yParity", value: "0x100", bits: 8))
         #expect(
             try tupleError { $0["address"] = .string("0x1234") }
                 == .invalidAddress(field: "authorizationList[0].address", .malformed("0x1234")))
