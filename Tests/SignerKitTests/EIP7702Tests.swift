@@ -157,7 +157,7 @@ struct EIP7702Tests {
         #expect(try raw.recoverAuthorities().map { try $0.get() } == [authority.address])
 
         // A dispatcher policy listing other delegates refuses the transaction, naming the tuple.
-        let strict = RpcDispatcher { AllowedDelegates([try! Address("0x000000000000000000000000000000000000dEaD")]) }
+        let strict = RpcDispatcher { AllowedDelegates([Actions.recipient]) }
         try strict.register(sender)
         do {
             _ = try await strict.sign(actions: [action])
