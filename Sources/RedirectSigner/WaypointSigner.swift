@@ -75,14 +75,21 @@ public struct WaypointSigner: WalletRpcSigner {
         case (.personalSign, .personalMessage(let bytes, _)):
             let walletRequest = try session.personalSignRequest(
                 bytes: bytes, account: request.account, chainId: request.chainId)
-            return .signature(try await session.signature(for: walletRequest, verifiedAgainst: nil, account: request.account))
+            return .signature(
+                try await session.signature(for: walletRequest, verifiedAgainst: nil, account: request.account))
         case (.signTypedDataV4, .typedData(let typedData, _)):
             let walletRequest = try session.typedDataRequest(
                 typedData, account: request.account, chainId: request.chainId)
-            return .signature(try await session.signature(for: walletRequest, verifiedAgainst: nil, account: request.account))
+            return .signature(
+                try await session.signature(for: walletRequest, verifiedAgainst: nil, account: request.account))
         case (.sendTransaction, .transaction(let transaction, _)):
             guard let to = transaction.to else {
                 throw .invalidRequest("the hosted wallet cannot deploy contracts: transaction has no to")
+            }
+            // The request link carries to, value and data only: dropping the tuples would send another transaction.
+            guard transaction.authorizationList.isEmpty else {
+                throw .invalidRequest(
+                    "the hosted wallet cannot send EIP-7702 (type 0x4) transactions: authorizationList")
             }
             let hash = try await session.sendTransaction(
                 to: to, value: transaction.value, data: transaction.data, account: request.account,
