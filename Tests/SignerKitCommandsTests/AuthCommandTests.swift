@@ -230,3 +230,32 @@ struct SetCodeTxCommandTests {
             #"field "to" is missing"#, "cannot create a contract")
     }
 }
+
+@Suite("preview: type-4 delegations")
+struct SetCodePreviewCommandTests {
+    @Test("preview lists each tuple's authority and delegate, in the line and the JSON")
+    func delegations() async throws {
+        let row = try #require(
+            try Fixtures.rows("transactions_type4.jsonl").first { ($0["authorities"]?.arrayValue?.count ?? 0) == 3 })
+        let tx = try #require(row["tx"])
+        let chainId = try UInt256(text: try #require(tx["chainId"]?.stringValue))
+        let authorities = (row["authorities"]?.arrayValue ?? []).compactMap(\.stringValue)
+        let tuples = tx["authorizationList"]?.arrayValue ?? []
+        let action = JSONValue.object(
+            JSONObject([
+                "chainId": .string("eip155:\(chainId.decimalString)"), "method": "eth_signTransaction",
+                "params": .string(JSONValue.array([tx]).serialized),
+            ]))
+        let text = JSONValue.array([action]).serialized
+        let lines = await signerkit(["preview", "--actions", "-"], stdin: text)
+        #expect(lines.status == 0, "\(lines)")
+        for (authority, tuple) in zip(authorities, tuples) {
+            let delegate = try Address(try #require(tuple["address"]?.stringValue)).checksummed
+            #expect(lines.stdout.contains("\(authority) delegates to \(delegate)"), "\(lines)")
+        }
+        let json = await signerkit(["preview", "--actions", "-", "--json"], stdin: text)
+        let previews = try JSONValue(parsing: json.stdout)
+        let delegations = previews.arrayValue?.first?["delegations"]?.arrayValue ?? []
+        #expect(delegations.compactMap { $0["authority"]?.stringValue } == authorities)
+    }
+}
