@@ -97,7 +97,7 @@ let package = Package(
         // The one HTTP server layer (`package` access) on libmicrohttpd: loopback callbacks, local test services.
         .target(
             name: "SignerKitHTTPServer",
-            dependencies: ["CMicroHTTPD"],
+            dependencies: ["CMicroHTTPD", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -114,7 +114,7 @@ let package = Package(
             name: "RedirectSigner",
             dependencies: [
                 "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKitSupport",
-                "SignerKitHTTPServer",
+                "SignerKitHTTPServer", "SignerKitHTTP",
             ],
             swiftSettings: strictSwift
         ),
@@ -191,11 +191,13 @@ let package = Package(
             )
         ),
         // MARK: tests
-        // Not a test target: the local EVM node launcher shared by the test targets that talk to a node.
+        // Not a test target: what the test targets share (the ground-truth vectors, test keys, the SoftHSM2
+        // store builder, the local EVM node, the fault-injecting proxy, child processes).
         .target(
-            name: "EVMTestSupport",
-            dependencies: ["EthereumPrimitives", "SignerKitHTTP"],
-            path: "Tests/EVMTestSupport",
+            name: "SignerKitTestSupport",
+            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SoftwareSigner"],
+            path: "Tests/SignerKitTestSupport",
+            resources: [.copy("Vectors")],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -210,28 +212,26 @@ let package = Package(
         ),
         .testTarget(
             name: "Secp256k1Tests",
-            dependencies: ["Secp256k1", "EthereumPrimitives"],
-            resources: [.copy("Fixtures")],
+            dependencies: ["Secp256k1", "EthereumPrimitives", "SignerKitTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "EthereumTransactionsTests",
-            dependencies: ["EthereumTransactions", "Secp256k1", "EthereumPrimitives"],
-            resources: [.copy("Fixtures")],
+            dependencies: ["EthereumTransactions", "Secp256k1", "EthereumPrimitives", "SignerKitTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "SignerKitTests",
             dependencies: [
                 "SignerKit", "EthereumRPC", "SoftwareSigner", "Secp256k1", "EIP712", "EthereumTransactions",
-                "EthereumPrimitives", "EVMTestSupport",
+                "EthereumPrimitives", "SignerKitTestSupport",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "SoftwareSignerTests",
-            dependencies: ["SoftwareSigner", "SignerKit", "Secp256k1", "EthereumPrimitives"],
+            dependencies: ["SoftwareSigner", "SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
@@ -239,14 +239,14 @@ let package = Package(
             name: "RedirectSignerTests",
             dependencies: [
                 "RedirectSigner", "RedirectSignerTesting", "SignerKit", "SoftwareSigner", "Secp256k1",
-                "EthereumPrimitives",
+                "EthereumPrimitives", "SignerKitTestSupport",
             ],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "PKCS11SignerTests",
             dependencies: [
-                "PKCS11Signer", "CPKCS11", "SignerKit", "Secp256k1", "EthereumPrimitives", "EVMTestSupport",
+                "PKCS11Signer", "CPKCS11", "SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitTestSupport",
             ],
             swiftSettings: strictSwift
         ),
@@ -254,7 +254,7 @@ let package = Package(
             name: "WalletConnectPayTests",
             dependencies: [
                 "WalletConnectPay", "EthereumRPC", "SignerKitHTTP", "SignerKit", "SoftwareSigner", "Secp256k1",
-                "EthereumPrimitives", "EthereumTransactions", "EIP712", "EVMTestSupport", "SignerKitHTTPServer",
+                "EthereumPrimitives", "EthereumTransactions", "EIP712", "SignerKitTestSupport", "SignerKitHTTPServer",
                 "WalletConnectPayTesting",
             ],
             swiftSettings: strictSwift
@@ -262,7 +262,8 @@ let package = Package(
         .testTarget(
             name: "SignerKitCommandsTests",
             dependencies: [
-                "SignerKitCommands", "EthereumPrimitives", "EVMTestSupport", "WalletConnectPay", "WalletConnectPayTesting",
+                "SignerKitCommands", "EthereumPrimitives", "SignerKitTestSupport", "WalletConnectPay",
+                "WalletConnectPayTesting",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
@@ -274,13 +275,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SignerKitHTTPTests",
-            dependencies: ["SignerKitHTTP", "EVMTestSupport"],
+            dependencies: ["SignerKitHTTP", "SignerKitTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "EIP712Tests",
-            dependencies: ["EIP712", "Secp256k1", "EthereumPrimitives"],
-            resources: [.copy("Fixtures")],
+            dependencies: ["EIP712", "Secp256k1", "EthereumPrimitives", "SignerKitTestSupport"],
             swiftSettings: strictSwift
         ),
     ]

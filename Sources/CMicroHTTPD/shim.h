@@ -30,6 +30,28 @@ static inline struct MHD_Daemon *sk_mhd_start(
         MHD_OPTION_END);
 }
 
+/** Starts a daemon on `listen_fd`, a bound and listening socket (a Unix-domain one), with the same limits. */
+static inline struct MHD_Daemon *sk_mhd_start_on_socket(
+    unsigned int flags, int listen_fd, MHD_AccessHandlerCallback handler, void *cls,
+    MHD_RequestCompletedCallback completed, sk_mhd_uri_log uri_log, unsigned int connection_limit,
+    unsigned int timeout_seconds, size_t memory_limit) {
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, cls,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_log, cls,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        MHD_OPTION_END);
+}
+
+/** The socket of `connection`, or -1. */
+static inline int sk_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
+}
+
 /** The port the daemon is bound to, or 0. */
 static inline uint16_t sk_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);

@@ -461,7 +461,7 @@ enum WaypointCommands {
             throw .invalidInput("not a callback URL: \(TextSafety.displayArgument(url))")
         }
         let reply: CallbackReply
-        do { reply = try DeepLinkTransport.deliver(url, socketPath: context.options.value("--socket")) } catch {
+        do { reply = try await DeepLinkTransport.deliver(url, socketPath: context.options.value("--socket")) } catch {
             throw .failure("\(error)")
         }
         guard reply.isAccepted else { throw .failure("the signer refused the callback: \(reply.text)") }

@@ -37,6 +37,9 @@ public struct HTTPRequest: Sendable {
     public var connectTimeout: Duration
     /// The largest response body accepted (``HTTPError/bodyTooLarge(limit:)`` beyond it).
     public var maxResponseBytes: Int
+    /// When set, the connection goes to this Unix-domain socket instead of the URL's host and port (the
+    /// URL's host is then only the `Host` header); `nil` for TCP.
+    public var unixSocketPath: String? = nil
 
     /// A request that must be over by `deadline`.
     public init(

@@ -42,6 +42,27 @@ package final class HTTPServer: Sendable {
         self.core = core
     }
 
+    /// Binds a Unix-domain socket at `path` (mode 0600; the path must not exist; its directory's
+    /// permissions are the caller's to check) and starts serving on it. Each request carries its peer's
+    /// user id (``HTTPServerRequest/peerUserID``). ``port`` is 0 and ``host`` the path. The socket file stays
+    /// after ``stop()``: the caller removes it.
+    package init(
+        unixSocketPath path: String, limits: HTTPServerLimits = HTTPServerLimits(), handler: @escaping Handler
+    ) throws(HTTPServerError) {
+        let core = HTTPServerCore(limits: limits, isUnixSocket: true, handler: handler)
+        let listener = try UnixSocket.bindAndListen(path: path, backlog: 16)
+        do {
+            try core.start(listeningOn: listener)
+        } catch {
+            close(listener)
+            unlink(path)
+            throw error
+        }
+        self.port = 0
+        self.host = path
+        self.core = core
+    }
+
     deinit { stopWithoutWaiting() }
 
     /// Starts ``stop()`` on a dedicated thread and returns at once (for synchronous callers and `deinit`).

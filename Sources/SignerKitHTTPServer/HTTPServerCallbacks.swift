@@ -62,8 +62,10 @@ let accessHandler: MHD_AccessHandlerCallback = {
     withUnsafeMutablePointer(to: &fields) { pointer in
         _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, pointer)
     }
+    let descriptor = core.isUnixSocket ? sk_mhd_connection_fd(connection) : -1
     let request = HTTPServerRequest(
-        method: method.map { String(cString: $0) } ?? "", target: context.target, fields: fields.items, body: body)
+        method: method.map { String(cString: $0) } ?? "", target: context.target, fields: fields.items, body: body,
+        peerUserID: descriptor >= 0 ? UnixSocket.peerUserID(descriptor) : nil)
     MHD_suspend_connection(connection)
     core.dispatch(request, context: context, connection: connection)
     return .YES

@@ -25,14 +25,39 @@ final class HTTPServerCore: Sendable {
     }
     private let state = Mutex(State())
 
-    init(limits: HTTPServerLimits, handler: @escaping HTTPServer.Handler) {
+    /// True when the daemon listens on a Unix-domain socket (requests then carry the peer's user id).
+    let isUnixSocket: Bool
+
+    init(limits: HTTPServerLimits, isUnixSocket: Bool = false, handler: @escaping HTTPServer.Handler) {
         self.limits = limits
+        self.isUnixSocket = isUnixSocket
         self.handler = handler
+    }
+
+    private static var flags: UInt32 {
+        UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
+    }
+
+    /// The memory pool holds the request line and headers plus the answer's head.
+    private var memoryLimit: Int { limits.maxHeaderBytes + 8 * 1024 }
+
+    /// Starts the daemon on `listener`, a listening Unix-domain socket it then owns.
+    func start(listeningOn listener: Int32) throws(HTTPServerError) {
+        let cls = Unmanaged.passRetained(self).toOpaque()
+        let daemon = sk_mhd_start_on_socket(
+            Self.flags, listener, accessHandler, cls, requestCompleted, uriLogged, limits.maxConnections,
+            limits.connectionTimeoutSeconds, memoryLimit)
+        guard let daemon else {
+            Unmanaged<HTTPServerCore>.fromOpaque(cls).release()
+            throw HTTPServerError(description: "libmicrohttpd refused the socket")
+        }
+        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon)))
+        state.withLock { $0.daemon = address }
     }
 
     /// Starts the daemon; returns the bound port.
     func start(host: String, port: UInt16) throws(HTTPServerError) -> UInt16 {
-        var flags = UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
+        var flags = Self.flags
         var storage = sockaddr_storage()
         if host.contains(":") {
             flags |= UInt32(MHD_USE_IPv6.rawValue)
@@ -55,8 +80,7 @@ final class HTTPServerCore: Sendable {
             guard parsed else { throw HTTPServerError(description: "not an IP address: \(host.prefix(64))") }
         }
         let cls = Unmanaged.passRetained(self).toOpaque()
-        // The memory pool holds the request line and headers plus the answer's head.
-        let memory = limits.maxHeaderBytes + 8 * 1024
+        let memory = memoryLimit
         let daemon = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 sk_mhd_start(

@@ -8,13 +8,20 @@ package struct HTTPServerRequest: Sendable {
     package let fields: [(name: String, value: String)]
     /// The body (at most ``HTTPServerLimits/maxBodyBytes``).
     package let body: [UInt8]
+    /// On a Unix-domain socket, the effective user id of the connecting process (`SO_PEERCRED`); `nil` on
+    /// TCP or when the system does not tell.
+    package let peerUserID: UInt32?
 
     /// A request (the server builds these; tests may too).
-    package init(method: String, target: String, fields: [(name: String, value: String)], body: [UInt8]) {
+    package init(
+        method: String, target: String, fields: [(name: String, value: String)], body: [UInt8],
+        peerUserID: UInt32? = nil
+    ) {
         self.method = method
         self.target = target
         self.fields = fields
         self.body = body
+        self.peerUserID = peerUserID
     }
 
     /// Every value of the header `name` (case-insensitive), in order.

@@ -1,22 +1,13 @@
 import EthereumPrimitives
 import Foundation
+import SignerKitTestSupport
 
-/// Reads the JSON-lines fixtures copied from the ground-truth vectors.
+/// Reads the ground-truth vectors (one copy, in SignerKitTestSupport).
 enum Fixtures {
-    static func text(_ name: String) throws -> String {
-        guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures") else {
-            throw FixtureError.missing(name)
-        }
-        return try String(contentsOf: url, encoding: .utf8)
-    }
+    static func text(_ name: String) throws -> String { try Vectors.text(name) }
 
-    static func jsonLines(_ name: String) throws -> [JSONValue] {
-        try text(name).split(separator: "\n").filter { !$0.isEmpty }.map { try JSONValue(parsing: String($0)) }
-    }
-
-    enum FixtureError: Error { case missing(String) }
+    static func jsonLines(_ name: String) throws -> [JSONValue] { try Vectors.rows(name) }
 }
-
 extension JSONValue {
     func string(_ key: String) -> String { self[key]?.stringValue ?? "" }
 }

@@ -1,9 +1,9 @@
 import EthereumPrimitives
 import EthereumTransactions
-import Foundation
+import SignerKitTestSupport
 import Testing
 
-/// One row of `Fixtures/eip7702_authorizations.jsonl`.
+/// One row of the vector file `eip7702_authorizations.jsonl`.
 struct AuthorizationVector: Sendable, CustomTestStringConvertible {
     let name: String
     let authorization: JSONValue
@@ -35,7 +35,7 @@ struct AuthorizationVector: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// One row of `Fixtures/transactions_type4.jsonl`.
+/// One row of the vector file `transactions_type4.jsonl`.
 struct SetCodeTransactionVector: Sendable, CustomTestStringConvertible {
     let name: String
     let tx: JSONValue
@@ -72,10 +72,6 @@ enum EIP7702Fixtures {
         (try? load("transactions_type4", SetCodeTransactionVector.init)) ?? []
 
     static func load<Row>(_ name: String, _ make: (JSONValue) throws -> Row) throws -> [Row] {
-        guard let url = Bundle.module.url(forResource: name, withExtension: "jsonl", subdirectory: "Fixtures") else {
-            throw FixtureError.missing("\(name).jsonl")
-        }
-        let text = try String(contentsOf: url, encoding: .utf8)
-        return try text.split(separator: "\n").filter { !$0.isEmpty }.map { try make(JSONValue(parsing: String($0))) }
+        try Vectors.rows("\(name).jsonl").map(make)
     }
 }

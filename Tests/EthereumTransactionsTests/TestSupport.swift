@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 /// One row of `Fixtures/transactions.jsonl`.
@@ -50,12 +51,7 @@ enum Fixtures {
     static let transactions: [TransactionVector] = (try? loadTransactions()) ?? []
 
     static func loadTransactions() throws -> [TransactionVector] {
-        guard let url = Bundle.module.url(forResource: "transactions", withExtension: "jsonl", subdirectory: "Fixtures")
-        else { throw FixtureError.missing("transactions.jsonl") }
-        let text = try String(contentsOf: url, encoding: .utf8)
-        return try text.split(separator: "\n").filter { !$0.isEmpty }.map {
-            try TransactionVector(JSONValue(parsing: String($0)))
-        }
+        try Vectors.rows("transactions.jsonl").map(TransactionVector.init)
     }
 }
 

@@ -1,7 +1,7 @@
-import EVMTestSupport
 import EthereumPrimitives
 import Foundation
 import Secp256k1
+import SignerKitTestSupport
 import Synchronization
 import Testing
 
@@ -87,79 +87,18 @@ enum TestHSM {
     }
 
     private static func setUp() throws -> Fixture {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "signerkit-p11-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        cleanupPath = strdup(directory.path)
-        atexit {
-            if let path = TestHSM.cleanupPath { _ = try? FileManager.default.removeItem(atPath: String(cString: path)) }
-        }
-
-        let pinFile = directory.appendingPathComponent("user.pin")
-        try Data((pin + "\n").utf8).write(to: pinFile)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: pinFile.path)
-
-        let tokens = directory.appendingPathComponent("tokens")
-        try runScript(directory: directory, pinFile: pinFile, labels: [Label.main, Label.login])
-        let before = Set(try FileManager.default.contentsOfDirectory(atPath: tokens.path))
-        try runScript(directory: directory, pinFile: pinFile, labels: [Label.doomed])
-        let added = Set(try FileManager.default.contentsOfDirectory(atPath: tokens.path)).subtracting(before)
+        let store = try SoftHSMStore.make(prefix: "signerkit-p11", pin: pin, labels: [Label.main, Label.login])
+        let added = try store.addTokens([Label.doomed])
         guard added.count == 1, let doomed = added.first else {
             throw SetupError(text: "expected one new token directory, found \(added)")
         }
-
-        setenv("SOFTHSM2_CONF", directory.appendingPathComponent("softhsm2.conf").path, 1)
+        setenv("SOFTHSM2_CONF", store.configuration, 1)
         setenv(pinVariable, pin, 1)
         let module = try PKCS11Module.load(path: modulePath)
         return Fixture(
-            directory: directory, pinFile: pinFile, module: module,
-            doomedTokenDirectory: tokens.appendingPathComponent(doomed))
+            directory: store.directory, pinFile: URL(fileURLWithPath: store.pinFile), module: module,
+            doomedTokenDirectory: store.tokensDirectory.appendingPathComponent(doomed))
     }
-
-    /// Runs `scripts/softhsm-token.sh --dir … --pin-file … --label …`.
-    ///
-    /// Its output goes to files, not pipes: a pipe reader waits for every copy of the write end to
-    /// close, and a child another test starts at the same moment may inherit one (see
-    /// `ChildProcess` in EVMTestSupport). The wait for its exit is bounded.
-    private static func runScript(directory: URL, pinFile: URL, labels: [String]) throws {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("scripts/softhsm-token.sh")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments =
-            [script.path, "--dir", directory.path, "--pin-file", pinFile.path, "--module", modulePath]
-            + labels.flatMap { ["--label", $0] }
-        let outputURL = directory.appendingPathComponent("softhsm-token-\(UUID().uuidString).out")
-        let errorURL = directory.appendingPathComponent("softhsm-token-\(UUID().uuidString).err")
-        for url in [outputURL, errorURL] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
-        let output = try FileHandle(forWritingTo: outputURL)
-        let errors = try FileHandle(forWritingTo: errorURL)
-        defer {
-            try? output.close()
-            try? errors.close()
-        }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        try ChildProcess.run(process)
-        // The script takes seconds.
-        guard ChildProcess.awaitExit(process, within: .seconds(120)) else {
-            ChildProcess.terminate(process)
-            throw SetupError(text: "softhsm-token.sh did not finish within 120 s")
-        }
-        let stdout = (try? Data(contentsOf: outputURL)) ?? Data()
-        let stderr = (try? Data(contentsOf: errorURL)) ?? Data()
-        guard process.terminationStatus == 0 else {
-            throw SetupError(text: "softhsm-token.sh failed: \(String(decoding: stderr, as: UTF8.self))")
-        }
-        guard String(decoding: stdout, as: UTF8.self).contains("export SOFTHSM2_CONF=") else {
-            throw SetupError(text: "softhsm-token.sh printed no SOFTHSM2_CONF line")
-        }
-    }
-
-    /// The temporary directory removed by the `atexit` handler.
-    nonisolated(unsafe) static var cleanupPath: UnsafeMutablePointer<CChar>?
 }
 
 /// Test digests: keccak256 of a short text.
@@ -168,10 +107,10 @@ func digest(_ text: String) -> Digest32 {
 }
 
 /// The private key of the fixed vector (a well-known test key; never fund it).
-let vectorKeyHex = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+let vectorKeyHex = TestKeys.alphaHex
 
 /// Its address.
-let vectorAddress = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
+let vectorAddress = TestKeys.alphaAddress
 
 /// P-256's named-curve OID, DER-encoded.
 let p256Parameters: [UInt8] = [0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]

@@ -4,6 +4,7 @@ import Foundation
 import RedirectSigner
 import RedirectSignerTesting
 import SignerKit
+import SignerKitTestSupport
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Foundation
 import RedirectSigner
 import SignerKit
+import SignerKitTestSupport
 import Synchronization
 import Testing
 
@@ -37,11 +38,11 @@ struct DeepLinkTransportTests {
             let signature = try await TestKeys.wallet.sign(prehash: PersonalMessage.digest(Array("deep link".utf8)))
             let callback = signedCallback(for: requestURL, signature: signature.hex)
             #expect(callback.hasPrefix("mydapp://callback?state="))
-            let reply = try await onThread { try DeepLinkTransport.deliver(callback, socketPath: path) }
+            let reply = try await DeepLinkTransport.deliver(callback, socketPath: path)
             #expect(reply.isAccepted)
             #expect(try await signing.value == signature)
 
-            let replay = try await onThread { try DeepLinkTransport.deliver(callback, socketPath: path) }
+            let replay = try await DeepLinkTransport.deliver(callback, socketPath: path)
             #expect(replay == .rejected(WaypointError.replayedState.description))
             await session.close()
         }
@@ -55,17 +56,13 @@ struct DeepLinkTransportTests {
             let session = WaypointSession(clientId: "c", transport: transport)
             let signing = Task { try await session.signPersonalMessage("x", account: TestKeys.wallet.address) }
             let requestURL = try await opener.url()
-            let unknown = try await onThread {
-                try DeepLinkTransport.deliver(
-                    "mydapp://callback?state=nope&method=sign&type=success&data=0x", socketPath: path)
-            }
+            let unknown = try await DeepLinkTransport.deliver(
+                "mydapp://callback?state=nope&method=sign&type=success&data=0x", socketPath: path)
             #expect(unknown == .rejected(WaypointError.unknownState.description))
             // The right state delivered to another scheme: the pending request fails.
             let state = queryParameter("state", in: requestURL) ?? ""
-            let elsewhere = try await onThread {
-                try DeepLinkTransport.deliver(
-                    "otherapp://callback?state=\(state)&method=sign&type=success&data=0x", socketPath: path)
-            }
+            let elsewhere = try await DeepLinkTransport.deliver(
+                "otherapp://callback?state=\(state)&method=sign&type=success&data=0x", socketPath: path)
             #expect(!elsewhere.isAccepted)
             await #expect(
                 throws: WaypointError.redirectMismatch(expected: "mydapp://callback", actual: "otherapp://callback")
@@ -85,11 +82,9 @@ struct DeepLinkTransportTests {
             let authorizing = Task { try await session.authorize() }
             let requestURL = try await opener.url()
             let state = queryParameter("state", in: requestURL) ?? ""
-            let reply = try await onThread {
-                try DeepLinkTransport.deliver(
-                    "mydapp://cb?state=\(state)&method=auth&type=fail&code=1004&message=%5BAUTHORIZE_INVALID_PAYLOAD%5D+Bad+scope",
-                    socketPath: path)
-            }
+            let reply = try await DeepLinkTransport.deliver(
+                "mydapp://cb?state=\(state)&method=auth&type=fail&code=1004&message=%5BAUTHORIZE_INVALID_PAYLOAD%5D+Bad+scope",
+                socketPath: path)
             #expect(!reply.isAccepted)
             await #expect(
                 throws: WaypointError.walletFailure(
@@ -103,16 +98,16 @@ struct DeepLinkTransportTests {
     @Test func directoryOpenToOthersIsRefused() async throws {
         try await withSocketPath(mode: 0o755) { path in
             #expect(throws: WaypointError.self) { try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path) }
-            #expect(throws: WaypointError.self) {
-                try DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+            await #expect(throws: WaypointError.self) {
+                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
             }
         }
     }
 
     @Test func secondListenerAndMissingListener() async throws {
         try await withSocketPath { path in
-            #expect(throws: WaypointError.transport("no signer is waiting on \(path)")) {
-                try DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+            await #expect(throws: WaypointError.transport("no signer is waiting on \(path)")) {
+                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
             }
             let first = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
             _ = try await first.start()
@@ -124,6 +119,33 @@ struct DeepLinkTransportTests {
             // A stale socket file left behind is replaced.
             let second = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
             await second.stop()
+        }
+    }
+
+    @Test("before start() a delivery is rejected, never queued; after stop() nothing answers")
+    func deliveryBeforeStartIsRejected() async throws {
+        try await withSocketPath { path in
+            let transport = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
+            let early = try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+            #expect(early == .rejected("the signer is not waiting"))
+            let events = try await transport.start()
+            let reader = Task { () -> String? in
+                for await event in events {
+                    if case .callback(let callback) = event {
+                        callback.reply(.accepted("got it"))
+                        return callback.url
+                    }
+                }
+                return nil
+            }
+            let reply = try await DeepLinkTransport.deliver("  mydapp://cb?state=t  ", socketPath: path)
+            #expect(reply == .accepted("got it"))
+            #expect(await reader.value == "mydapp://cb?state=t")
+            await transport.stop()
+            #expect(access(path, F_OK) != 0)
+            await #expect(throws: WaypointError.transport("no signer is waiting on \(path)")) {
+                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+            }
         }
     }
 

@@ -3,6 +3,7 @@ import EthereumPrimitives
 import RedirectSigner
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 /// Actions for a mixed batch: the software key and the hosted wallet alternate.

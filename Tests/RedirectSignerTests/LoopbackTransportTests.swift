@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Foundation
 import RedirectSigner
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 @Suite("Loopback listener")

@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import RedirectSigner
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 @Suite("Hosted wallet: EIP-7702")

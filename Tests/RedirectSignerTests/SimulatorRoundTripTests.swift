@@ -5,6 +5,7 @@ import RedirectSigner
 import RedirectSignerTesting
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 @Suite("Round trips through the simulated hosted wallet")

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import RedirectSigner
+import SignerKitTestSupport
 import Synchronization
 import Testing
 

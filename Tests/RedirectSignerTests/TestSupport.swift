@@ -3,6 +3,7 @@ import Foundation
 import RedirectSigner
 import RedirectSignerTesting
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Synchronization
 
@@ -13,20 +14,6 @@ import Synchronization
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-/// Fixed test keys (public test vectors; never used for anything real).
-enum TestKeys {
-    /// The key from the web3.js documentation; address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23.
-    static let wallet = key("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
-    /// A second key, for the "someone else's signature" cases and the software backend.
-    static let other = key("0x8da4ef21b864d2cc526dbdb2a120bd2874c36c9d0a1fb7f8c63d7f7a8b41de8f")
-    /// A third key for a software backend in mixed dispatches.
-    static let software = key("0x0123456789012345678901234567890123456789012345678901234567890123")
-
-    private static func key(_ hex: String) -> SoftwareKeySigner {
-        do { return try SoftwareKeySigner(hex: hex) } catch { fatalError("test key: \(error)") }
-    }
-}
 
 /// An address literal known to be valid.
 func address(_ text: String) -> Address {

@@ -1,12 +1,13 @@
 import EthereumPrimitives
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 @testable import Secp256k1
 
 @Suite struct KeyTests {
     static let keyOneHex = "0x0000000000000000000000000000000000000000000000000000000000000001"
-    static let sampleHex = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+    static let sampleHex = TestKeys.alphaHex
     static let orderHex = "0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141"
     static let orderMinusOneHex = "0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364140"
 

@@ -1,9 +1,10 @@
 import EthereumPrimitives
 import Foundation
 import Secp256k1
+import SignerKitTestSupport
 import Testing
 
-/// One line of Fixtures/personal_sign.jsonl.
+/// One line of the shared personal_sign.jsonl vectors.
 struct PersonalSignVector: Decodable, Sendable, CustomTestStringConvertible {
     let name: String
     let messageEncoding: String
@@ -15,11 +16,8 @@ struct PersonalSignVector: Decodable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    /// Loaded relative to this source file, so the test target needs no resources.
     static let all: [PersonalSignVector] = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/personal_sign.jsonl")
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+        guard let text = try? Vectors.text("personal_sign.jsonl") else { return [] }
         let decoder = JSONDecoder()
         return text.split(whereSeparator: \.isNewline).compactMap { line in
             try? decoder.decode(PersonalSignVector.self, from: Data(line.utf8))

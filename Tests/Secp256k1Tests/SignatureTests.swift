@@ -1,10 +1,11 @@
 import EthereumPrimitives
+import SignerKitTestSupport
 import Testing
 
 @testable import Secp256k1
 
 @Suite struct SignatureTests {
-    static let key = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+    static let key = try! PrivateKey(hex: TestKeys.alphaHex)
 
     /// The high-s twin of a signature: s' = n − s, recovery id flipped (computed independently of `normalize`).
     static func highSVariant(_ signature: RecoverableSignature) throws -> RecoverableSignature {

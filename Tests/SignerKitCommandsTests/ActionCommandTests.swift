@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 @testable import SignerKitCommands
@@ -8,7 +9,7 @@ import Testing
 /// Builds action lists in both shapes for the tests.
 enum Actions {
     /// The fixed test key (a well-known vector key; never fund it) and its address.
-    static let keyHex = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+    static let keyHex = TestKeys.alphaHex
     static let address = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
     /// The Ronin order's chain (its domain.chainId).
     static let chain = "eip155:2021"

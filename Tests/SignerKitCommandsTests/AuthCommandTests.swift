@@ -5,7 +5,7 @@ import Testing
 
 @testable import SignerKitCommands
 
-/// A row of eip7702_authorizations.jsonl (copied verbatim from /work/shared/vectors).
+/// A row of the vector file eip7702_authorizations.jsonl.
 struct AuthorizationVector: CustomTestStringConvertible, Sendable {
     let name, privateKey, authority, authorizationHash, yParity, r, s: String
     let chainId, address, nonce: String
@@ -177,7 +177,7 @@ struct AuthCommandTests {
     }
 }
 
-/// A row of transactions_type4.jsonl (copied verbatim from /work/shared/vectors).
+/// A row of the vector file transactions_type4.jsonl.
 struct SetCodeVector: CustomTestStringConvertible, Sendable {
     let name, privateKey, rawTransaction, hash: String
     let transaction: JSONObject

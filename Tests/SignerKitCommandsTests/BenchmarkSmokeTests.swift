@@ -1,6 +1,6 @@
-import EVMTestSupport
 import EthereumPrimitives
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 /// The benchmark executable (built next to this test bundle) runs its self-checks, measures, prints the

@@ -1,5 +1,5 @@
-import EVMTestSupport
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 /// Runs the real `signerkit` executable built next to this test bundle.

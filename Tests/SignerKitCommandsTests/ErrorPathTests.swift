@@ -17,7 +17,10 @@ struct ErrorPathTests {
     ]
 
     static func invalidDocument(_ name: String) throws -> String {
-        let row = try #require(try Fixtures.rows("eip712_invalid.jsonl").first { $0["name"]?.stringValue == name })
+        let row = try #require(
+            try Fixtures.rows("eip712_invalid.jsonl", named: Fixtures.invalidTypedDataRowNames).first {
+                $0["name"]?.stringValue == name
+            })
         if let text = row["typedDataJson"]?.stringValue { return text }
         return try #require(row["typedData"]).serialized
     }

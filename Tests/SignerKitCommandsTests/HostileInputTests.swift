@@ -1,6 +1,6 @@
-import EVMTestSupport
 import EthereumPrimitives
 import Foundation
+import SignerKitTestSupport
 import Testing
 import WalletConnectPay
 import WalletConnectPayTesting

@@ -1,7 +1,7 @@
-import EVMTestSupport
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 @testable import SignerKitCommands

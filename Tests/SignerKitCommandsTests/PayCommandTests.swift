@@ -1,5 +1,5 @@
-import EVMTestSupport
 import Foundation
+import SignerKitTestSupport
 import Testing
 import WalletConnectPay
 import WalletConnectPayTesting

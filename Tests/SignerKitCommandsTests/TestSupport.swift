@@ -1,6 +1,6 @@
-import EVMTestSupport
 import EthereumPrimitives
 import Foundation
+import SignerKitTestSupport
 import Synchronization
 import Testing
 
@@ -108,24 +108,59 @@ func expectInvalid(_ result: CommandResult, _ fragments: String..., sourceLocati
     }
 }
 
-/// Fixture files and the vector rows copied from the shared ground truth.
+/// Fixture files: the shared ground-truth vectors (``Vectors``, one copy for every test target), of which the
+/// command tests run a selection of rows by name, and this target's own inputs.
 enum Fixtures {
-    static var directory: URL { Bundle.module.resourceURL!.appendingPathComponent("Fixtures") }
+    static var directory: URL {
+        Bundle.module.resourceURL?.appendingPathComponent("Fixtures") ?? URL(fileURLWithPath: "/")
+    }
 
-    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    /// A vector file's path, or this target's own fixture `name`.
+    static func path(_ name: String) -> String {
+        (try? Vectors.path(name)) ?? directory.appendingPathComponent(name).path
+    }
 
     static func text(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
 
     static func rows(_ name: String) throws -> [JSONValue] {
-        try text(name).split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        try text(name).split(separator: "\n").filter { !$0.isEmpty }.map { try JSONValue(parsing: String($0)) }
     }
 
+    /// The rows of the vector file `name` whose `name` is in `names`, in the order of `names`.
+    static func rows(_ name: String, named names: [String]) throws -> [JSONValue] {
+        let all = try rows(name)
+        return try names.map { wanted in
+            guard let row = all.first(where: { $0["name"]?.stringValue == wanted }) else {
+                throw FixtureError(description: "\(name) has no row \(wanted)")
+            }
+            return row
+        }
+    }
+
+    /// The typed-data rows the command tests run (index 0 is EIP-712's Mail).
+    static let typedDataRowNames = [
+        "eip712-spec-mail", "metamask-v4-mail-arrays", "ronin-order", "ronin-order-chainid-hex", "permit2-batch-0",
+        "seaport-1-1-0",
+    ]
+    /// The personal_sign rows the command tests run.
+    static let personalRowNames = [
+        "personal-00", "personal-01", "personal-03", "personal-05", "personal-06", "personal-12", "personal-14",
+        "personal-17", "personal-22", "personal-32",
+    ]
+    /// The transaction rows the command tests run (one per type and EIP-155 form).
+    static let transactionRowNames = ["tx-03-legacy", "tx-04-legacy", "tx-15-eip2930", "tx-26-eip1559"]
+    /// The invalid typed-data rows the command tests run.
+    static let invalidTypedDataRowNames = [
+        "undefined-type", "address-long", "uint8-overflow", "types-missing", "malformed-json-trailing-comma",
+        "malformed-json-not-object",
+    ]
+
     static var typedDataVectors: [TypedDataVector] {
-        get throws { try rows("eip712_vectors.jsonl").map(TypedDataVector.init) }
+        get throws { try rows("eip712.jsonl", named: typedDataRowNames).map(TypedDataVector.init) }
     }
 
     static var personalVectors: [PersonalVector] {
-        get throws { try rows("personal_sign_vectors.jsonl").map(PersonalVector.init) }
+        get throws { try rows("personal_sign.jsonl", named: personalRowNames).map(PersonalVector.init) }
     }
 
     /// The digest of ronin_order.json (from the shared vectors README).

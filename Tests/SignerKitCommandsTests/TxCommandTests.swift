@@ -5,7 +5,7 @@ import Testing
 
 @testable import SignerKitCommands
 
-/// A row of transactions.jsonl (copied verbatim from Tests/EthereumTransactionsTests/Fixtures).
+/// A row of the shared transactions.jsonl vectors.
 struct TransactionVector: CustomTestStringConvertible, Sendable {
     let name, privateKey, rawTransaction, hash, sender: String
     /// The eth_sendTransaction object, compact JSON text.
@@ -39,7 +39,9 @@ struct TransactionVector: CustomTestStringConvertible, Sendable {
     var testDescription: String { name }
 
     static var all: [TransactionVector] {
-        get throws { try Fixtures.rows("transactions.jsonl").map(TransactionVector.init) }
+        get throws {
+            try Fixtures.rows("transactions.jsonl", named: Fixtures.transactionRowNames).map(TransactionVector.init)
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-import EVMTestSupport
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +7,7 @@ import Testing
 #endif
 
 #if os(Linux)
-    /// The child-process helpers every test launcher uses (EVMTestSupport's `ChildProcess`): no
+    /// The child-process helpers every test launcher uses (SignerKitTestSupport's `ChildProcess`): no
     /// descriptor leaks into a child, and no wait depends on another process closing one.
     @Suite("test child processes")
     struct ChildProcessTests {

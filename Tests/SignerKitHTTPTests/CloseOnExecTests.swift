@@ -1,6 +1,6 @@
-import EVMTestSupport
 import Foundation
 import SignerKitHTTP
+import SignerKitTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
-import EVMTestSupport
 import Foundation
 import SignerKitHTTP
+import SignerKitTestSupport
 import Testing
 
 /// Runs `body` and returns the ``HTTPError`` it throws (an issue when it succeeds).

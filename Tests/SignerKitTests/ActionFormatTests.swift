@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 

@@ -1,4 +1,4 @@
-import EVMTestSupport
+import SignerKitTestSupport
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation

@@ -1,10 +1,10 @@
-import EVMTestSupport
 import EthereumPrimitives
 import EthereumRPC
 import EthereumTransactions
 import Foundation
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 #if canImport(Glibc)

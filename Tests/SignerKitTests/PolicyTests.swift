@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 

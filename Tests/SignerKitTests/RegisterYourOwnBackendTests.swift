@@ -1,12 +1,12 @@
 // The code between BEGIN README and END README is the README's "Register your own backend" example
 // (docs/examples/register-your-own-backend.swift holds the same text); the tests below run it.
 
-import EVMTestSupport
 // BEGIN README
 import EthereumPrimitives
 import Foundation
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Synchronization
 import Testing

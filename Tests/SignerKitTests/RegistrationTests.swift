@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 
@@ -60,7 +61,10 @@ struct RegistrationTests {
                 Actions.personal("hi", alpha.address), Actions.personal("hi", beta.address),
             ])
         }
-        #expect(stranger == DispatchError(index: 1, method: "personal_sign", kind: .unknownAccount(beta.address, registered: [])))
+        #expect(
+            stranger
+                == DispatchError(index: 1, method: "personal_sign", kind: .unknownAccount(beta.address, registered: []))
+        )
         #expect(
             stranger?.description
                 == "action[1] (personal_sign): no backend registered for account \(beta.address.checksummed)")

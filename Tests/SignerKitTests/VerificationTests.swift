@@ -2,6 +2,7 @@ import EthereumPrimitives
 import EthereumTransactions
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 

@@ -1,18 +1,19 @@
 import EthereumPrimitives
 import Foundation
 import Secp256k1
+import SignerKitTestSupport
 import Testing
 
 @testable import SoftwareSigner
 
-/// One row of `Fixtures/hd_wallets.jsonl` or `hd_invalid.jsonl`.
+/// One row of the shared `hd_wallets.jsonl` or `hd_invalid.jsonl` vectors.
 struct HDRow: Sendable, CustomTestStringConvertible {
     let fields: [String: String]
     subscript(_ key: String) -> String { fields[key] ?? "" }
     var testDescription: String { self["name"] }
 
     static func load(_ name: String) throws -> [HDRow] {
-        try TestSupport.fixture(name).split(separator: "\n").map { line in
+        try Vectors.text(name).split(separator: "\n").map { line in
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
             return HDRow(fields: object)

@@ -1,9 +1,9 @@
 import EIP712
-import EVMTestSupport
 import EthereumPrimitives
 import Foundation
 import SignerKit
 import SignerKitHTTPServer
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 import WalletConnectPay

@@ -1,8 +1,8 @@
-import EVMTestSupport
 import EthereumPrimitives
 import EthereumRPC
 import Foundation
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 import WalletConnectPay

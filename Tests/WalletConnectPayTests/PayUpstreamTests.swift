@@ -1,7 +1,7 @@
-import EVMTestSupport
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 import WalletConnectPay

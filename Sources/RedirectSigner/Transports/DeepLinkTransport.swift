@@ -1,5 +1,8 @@
 import Foundation
 import SignerKit
+import SignerKitHTTP
+import SignerKitHTTPServer
+import SignerKitSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -16,31 +19,33 @@ import Synchronization
 ///
 /// The socket lives in a per-user directory (``defaultSocketPath()``: `$XDG_RUNTIME_DIR/signerkit`,
 /// else `/tmp/signerkit-<uid>`), which must be a real directory owned by the user with no access for
-/// others; the socket itself is mode 0600, and every connection's peer must be the same user
+/// others; the socket itself is mode 0600, and every request's peer must be the same user
 /// (`SO_PEERCRED` / `getpeereid`). The deliverer checks the directory the same way before it sends,
 /// so a callback (which may carry an ID token) never goes to a socket another user planted.
 ///
-/// Wire format: the deliverer writes the URL and `\n`; the signer answers one line, `ok <text>` or
-/// `rejected <text>`, and closes.
+/// Wire format: HTTP/1.1 on the socket (the package's one server layer, libmicrohttpd; the deliverer
+/// is libcurl). `POST /callback` with the URL as a `text/plain` body; the answer is 200 with the
+/// signer's text when the callback was accepted, 422 with its reason when it was rejected.
 public final class DeepLinkTransport: WaypointTransport {
     /// The custom-scheme redirect, e.g. `mydapp://callback`.
     public let redirectURI: String
     /// The socket's path.
     public let socketPath: String
     private let opener: URLOpener
-    private let listener: Int32
-    private let state = Mutex<(started: Bool, stopped: Bool)>((false, false))
-    private let finished = OneShot<Void>()
-    private let events: AsyncStream<TransportEvent>
-    private let continuation: AsyncStream<TransportEvent>.Continuation
+    private let inbox: DeepLinkInbox
+    private let server: HTTPServer
 
     /// The socket file's name inside the per-user directory.
     public static let socketName = "waypoint.sock"
     /// Longest URL a deliverer may send.
     public static let maximumURLLength = 256 * 1024
+    /// The request path deliveries are posted to.
+    static let deliveryPath = "/callback"
+    /// The status of a rejected callback (200 is accepted; anything else is a transport failure).
+    static let rejectedStatus = 422
 
     /// Binds the socket at `socketPath` (default ``defaultSocketPath()``) for callbacks to
-    /// `redirectURI`; `opener` shows each request URL.
+    /// `redirectURI`; `opener` shows each request URL. Deliveries are refused until ``start()``.
     ///
     /// - Throws: ``WaypointError/transport(_:)`` when the directory is not private to this user,
     ///   another signer is already waiting on the socket, or binding fails;
@@ -54,22 +59,27 @@ public final class DeepLinkTransport: WaypointTransport {
         let path = socketPath ?? Self.defaultSocketPath()
         try Self.checkDirectory(of: path, create: true)
         if access(path, F_OK) == 0 {
-            if let fd = try? POSIXSocket.connectUnix(path: path) {
-                close(fd)
-                throw .transport("another signer is already waiting on \(path)")
-            }
+            if UnixSocket.isAccepting(path: path) { throw .transport("another signer is already waiting on \(path)") }
             unlink(path)
         }
-        listener = try POSIXSocket.listenUnix(path: path)
+        let inbox = DeepLinkInbox()
+        do {
+            server = try HTTPServer(
+                unixSocketPath: path,
+                limits: HTTPServerLimits(maxConnections: 16, maxBodyBytes: Self.maximumURLLength + 2)
+            ) { request in await inbox.handle(request) }
+        } catch {
+            throw .transport(error.description)
+        }
+        self.inbox = inbox
         self.redirectURI = redirectURI
         self.socketPath = path
         self.opener = opener
-        (events, continuation) = AsyncStream<TransportEvent>.makeStream()
     }
 
     deinit {
-        if state.withLock({ !$0.started && !$0.stopped }) {
-            close(listener)
+        if inbox.stop() {
+            server.stopWithoutWaiting()
             unlink(socketPath)
         }
     }
@@ -91,16 +101,7 @@ public final class DeepLinkTransport: WaypointTransport {
 
     /// Starts accepting deliveries.
     public func start() async throws(WaypointError) -> AsyncStream<TransportEvent> {
-        let first = state.withLock { state -> Bool in
-            defer { state.started = true }
-            return !state.started && !state.stopped
-        }
-        if first {
-            let thread = Thread { [self] in acceptLoop() }
-            thread.name = "signerkit-deep-link"
-            thread.start()
-        }
-        return events
+        inbox.start()
     }
 
     /// Hands the request URL to the opener.
@@ -110,82 +111,47 @@ public final class DeepLinkTransport: WaypointTransport {
 
     /// Closes and removes the socket and ends the stream.
     public func stop() async {
-        let (running, neverStarted) = state.withLock { state -> (Bool, Bool) in
-            defer { state.stopped = true }
-            return (state.started && !state.stopped, !state.started && !state.stopped)
-        }
-        if running { await finished.value() }
-        if neverStarted {
-            close(listener)
-            unlink(socketPath)
-        }
-        continuation.finish()
-    }
-
-    private var isStopped: Bool { state.withLock { $0.stopped } }
-
-    private func acceptLoop() {
-        POSIXSocket.acceptConnections(on: listener, threadName: "signerkit-deep-link-conn", isStopped: { isStopped }) {
-            [self] client in
-            serve(client)
-        }
-        close(listener)
+        guard inbox.stop() else { return }
+        await server.stop()
         unlink(socketPath)
-        finished.fulfill(())
-    }
-
-    private func serve(_ client: Int32) {
-        defer { close(client) }
-        guard POSIXSocket.peerUserID(client) == getuid() else { return }
-        POSIXSocket.setTimeouts(client, seconds: 5)
-        guard let data = POSIXSocket.read(client, limit: Self.maximumURLLength + 1, isComplete: { $0.contains(10) }),
-            let newline = data.firstIndex(of: 10)
-        else {
-            POSIXSocket.write(client, Array("rejected no URL received\n".utf8))
-            return
-        }
-        let url = String(decoding: data[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let reply = OneShot<CallbackReply>()
-        if case .terminated = continuation.yield(.callback(IncomingCallback(url: url) { reply.fulfill($0) })) {
-            reply.fulfill(.rejected("the signer is no longer waiting"))
-        }
-        // This is a connection thread of its own: it may block, bounded, without touching the pool.
-        if reply.wait(seconds: 60) == nil { reply.fulfill(.rejected("the signer did not answer in time")) }
-        let answer = reply.wait(seconds: 0) ?? .rejected("the signer did not answer in time")
-        let text = answer.text.replacingOccurrences(of: "\n", with: " ")
-        POSIXSocket.setTimeouts(client, seconds: 5)
-        POSIXSocket.write(client, Array("\(answer.isAccepted ? "ok" : "rejected") \(text)\n".utf8))
     }
 
     // MARK: - Delivering
 
     /// Forwards a callback URL to the signer waiting on `socketPath` (default ``defaultSocketPath()``)
-    /// and returns its answer. Blocks the calling thread for up to `timeoutSeconds`.
+    /// and returns its answer, within `timeout`.
     ///
     /// - Throws: ``WaypointError/transport(_:)`` when the directory is not private to this user, no
     ///   signer is waiting, or the exchange fails.
-    public static func deliver(_ url: String, socketPath: String? = nil, timeoutSeconds: Int = 60) throws(WaypointError)
-        -> CallbackReply
-    {
+    public static func deliver(
+        _ url: String, socketPath: String? = nil, timeout: Duration = .seconds(65),
+        transport: any HTTPTransport = CurlHTTPTransport()
+    ) async throws(WaypointError) -> CallbackReply {
         guard url.utf8.count <= maximumURLLength, !url.contains("\n") else {
             throw .transport("the URL is too long or has a line break")
         }
         let path = socketPath ?? defaultSocketPath()
         try checkDirectory(of: path, create: false)
-        let fd: Int32
-        do { fd = try POSIXSocket.connectUnix(path: path) } catch {
-            throw .transport("no signer is waiting on \(path)")
+        guard let endpoint = URL(string: "http://localhost\(deliveryPath)") else {
+            throw .transport("cannot form the delivery URL")
         }
-        defer { close(fd) }
-        POSIXSocket.setTimeouts(fd, seconds: timeoutSeconds)
-        guard POSIXSocket.write(fd, Array((url + "\n").utf8)) else { throw .transport("cannot send to \(path)") }
-        guard let data = POSIXSocket.read(fd, limit: 64 * 1024, isComplete: { $0.contains(10) }),
-            let newline = data.firstIndex(of: 10)
-        else { throw .transport("no answer from the signer on \(path)") }
-        let line = String(decoding: data[..<newline], as: UTF8.self)
-        if line.hasPrefix("ok") { return .accepted(String(line.dropFirst(2).drop { $0 == " " })) }
-        if line.hasPrefix("rejected") { return .rejected(String(line.dropFirst(8).drop { $0 == " " })) }
-        throw .transport("unexpected answer from the signer")
+        var request = HTTPRequest(
+            method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "text/plain; charset=utf-8")],
+            body: Array(url.utf8), timeout: timeout, connectTimeout: .seconds(5), maxResponseBytes: 64 * 1024)
+        request.unixSocketPath = path
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            if case .notSent = error { throw .transport("no signer is waiting on \(path)") }
+            throw .transport("no answer from the signer on \(path): \(error)")
+        }
+        let text = String(decoding: response.body, as: UTF8.self)
+        switch response.status {
+        case 200: return .accepted(text)
+        case rejectedStatus: return .rejected(text)
+        default: throw .transport("the signer on \(path) answered \(response.status): \(EchoedText.abbreviated(text))")
+        }
     }
 
     /// Checks (creating it with mode 0700 when `create`) that the socket's directory is a real
@@ -197,11 +163,13 @@ public final class DeepLinkTransport: WaypointTransport {
         let directory = String(socketPath[..<slash])
         var info = stat()
         if lstat(directory, &info) != 0 {
-            guard errno == ENOENT, create else { throw .transport("\(directory): \(POSIXSocket.reason(errno))") }
+            guard errno == ENOENT, create else { throw .transport("\(directory): \(SystemError.current.description)") }
             guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-                throw .transport("cannot create \(directory): \(POSIXSocket.reason(errno))")
+                throw .transport("cannot create \(directory): \(SystemError.current.description)")
             }
-            guard lstat(directory, &info) == 0 else { throw .transport("\(directory): \(POSIXSocket.reason(errno))") }
+            guard lstat(directory, &info) == 0 else {
+                throw .transport("\(directory): \(SystemError.current.description)")
+            }
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw .transport("\(directory) is not a directory") }
         guard info.st_uid == getuid() else { throw .transport("\(directory) belongs to another user") }
@@ -209,5 +177,64 @@ public final class DeepLinkTransport: WaypointTransport {
             throw .transport(
                 "\(directory) is accessible to other users (mode \(String(info.st_mode & 0o777, radix: 8)))")
         }
+    }
+}
+
+/// The deep-link transport's receiving side: the events stream, and the handler the socket's server runs.
+final class DeepLinkInbox: Sendable {
+    private let state = Mutex<(started: Bool, stopped: Bool)>((false, false))
+    private let events: AsyncStream<TransportEvent>
+    private let continuation: AsyncStream<TransportEvent>.Continuation
+    /// How long a deliverer waits for the signer's verdict.
+    static let replyTimeout = Duration.seconds(60)
+
+    init() {
+        (events, continuation) = AsyncStream<TransportEvent>.makeStream()
+    }
+
+    /// Opens the inbox and returns its events.
+    func start() -> AsyncStream<TransportEvent> {
+        state.withLock { $0.started = true }
+        return events
+    }
+
+    /// Closes the inbox and ends the stream; true on the first call only.
+    func stop() -> Bool {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        if first { continuation.finish() }
+        return first
+    }
+
+    /// Serves one delivery: same user only, `POST /callback` with the URL as its body.
+    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard let peer = request.peerUserID, peer == getuid() else {
+            return .text(403, "the deliverer is another user")
+        }
+        guard request.path == DeepLinkTransport.deliveryPath else { return .text(404, "not found") }
+        guard request.method == "POST" else { return .text(405, "POST the callback URL") }
+        guard
+            let url = String(validating: request.body, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !url.isEmpty, url.utf8.count <= DeepLinkTransport.maximumURLLength, !url.contains("\n")
+        else {
+            return .text(DeepLinkTransport.rejectedStatus, "no URL received")
+        }
+        guard state.withLock({ $0.started && !$0.stopped }) else {
+            return .text(DeepLinkTransport.rejectedStatus, "the signer is not waiting")
+        }
+        let reply = OneShot<CallbackReply>()
+        if case .terminated = continuation.yield(.callback(IncomingCallback(url: url) { _ = reply.fulfill($0) })) {
+            _ = reply.fulfill(.rejected("the signer is no longer waiting"))
+        }
+        let timer = Task {
+            try? await Task.sleep(for: Self.replyTimeout)
+            _ = reply.fulfill(.rejected("the signer did not answer in time"))
+        }
+        let answer = await reply.value()
+        timer.cancel()
+        let text = answer.text.replacingOccurrences(of: "\n", with: " ")
+        return .text(answer.isAccepted ? 200 : DeepLinkTransport.rejectedStatus, text)
     }
 }

@@ -76,9 +76,9 @@ public final class LoopbackTransport: WaypointTransport {
     }
 
     private static func handle(
-        _ request: HTTPRequest, path: String, hosts: Set<String>, origin: String,
+        _ request: HTTPServerRequest, path: String, hosts: Set<String>, origin: String,
         continuation: AsyncStream<TransportEvent>.Continuation
-    ) async -> HTTPResponse {
+    ) async -> HTTPServerResponse {
         let hostValues = request.values("host")
         guard hostValues.count == 1, let host = hostValues.first, hosts.contains(host.lowercased()) else {
             return .html(
@@ -112,7 +112,7 @@ public final class LoopbackTransport: WaypointTransport {
 
 /// The page a browser sees after delivering a callback.
 enum CallbackPage {
-    static func response(for reply: CallbackReply) -> HTTPResponse {
+    static func response(for reply: CallbackReply) -> HTTPServerResponse {
         switch reply {
         case .accepted(let text):
             .html(

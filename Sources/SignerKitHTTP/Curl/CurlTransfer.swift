@@ -76,6 +76,12 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_FRESH_CONNECT, 1)
         // No proxy from the environment (credentials go only to the configured origin).
         try set(CURLOPT_PROXY, "")
+        if let path = request.unixSocketPath {
+            guard path.hasPrefix("/"), !path.utf8.contains(0) else {
+                throw .notSent("the socket path must be absolute")
+            }
+            try set(CURLOPT_UNIX_SOCKET_PATH, path)
+        }
         try check(sk_curl_setopt_offset(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
         try check(sk_curl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
         try check(sk_curl_use_cloexec_sockets(easy))

@@ -1,5 +1,5 @@
-import EVMTestSupport
 import Foundation
+import SignerKitTestSupport
 import Synchronization
 import Testing
 
@@ -25,7 +25,7 @@ import Testing
 /// exit) and never touches the system token directory.
 enum CLIHSM {
     /// The SoftHSM2 module.
-    static let modulePath = "/usr/lib/softhsm/libsofthsm2.so"
+    static let modulePath = SoftHSMStore.modulePath
 
     /// The user PIN of every test token (throwaway tokens only).
     static let pin = "cli-test-pin-8472"
@@ -45,9 +45,7 @@ enum CLIHSM {
     static let p256Label = "p256-key"
 
     /// Whether SoftHSM2 and its tools are installed.
-    static var available: Bool {
-        FileManager.default.isReadableFile(atPath: modulePath) && executable("softhsm2-util") != nil
-    }
+    static var available: Bool { SoftHSMStore.available }
 
     /// Whether this process is the child that runs the in-process PKCS#11 tests.
     static var isChild: Bool { ProcessInfo.processInfo.environment[childMarker] == "1" }
@@ -87,43 +85,23 @@ enum CLIHSM {
     /// Creates a store with the main and login tokens (and a P-256 key when pkcs11-tool exists).
     /// Loads no module in this process.
     static func makeStore() throws -> Store {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "signerkit-cli-p11-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        removeAtExit(directory.path)
-        let pinFile = directory.appendingPathComponent("user.pin").path
-        let wrongPinFile = directory.appendingPathComponent("wrong.pin").path
-        try Data((pin + "\n").utf8).write(to: URL(fileURLWithPath: pinFile))
-        try Data("not-the-pin\n".utf8).write(to: URL(fileURLWithPath: wrongPinFile))
-        for path in [pinFile, wrongPinFile] {
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        }
-        let script = repoRoot.appendingPathComponent("scripts/softhsm-token.sh").path
-        let output = try run(
-            "/bin/bash",
-            [
-                script, "--dir", directory.path, "--pin-file", pinFile, "--module", modulePath, "--label", Label.main,
-                "--label", Label.login,
-            ],
-            environment: [:])
-        guard output.contains("export SOFTHSM2_CONF=") else {
-            throw CLIHSMError(description: "softhsm-token.sh printed no SOFTHSM2_CONF line: \(output)")
-        }
-        let configuration = directory.appendingPathComponent("softhsm2.conf").path
+        let hsm = try SoftHSMStore.make(prefix: "signerkit-cli-p11", pin: pin, labels: [Label.main, Label.login])
+        let wrongPinFile = hsm.directory.appendingPathComponent("wrong.pin").path
+        try ToolRun.writePrivate("not-the-pin\n", to: wrongPinFile)
         var hasP256Key = false
         if let tool = executable("pkcs11-tool") {
-            _ = try run(
+            try run(
                 tool,
                 [
                     "--module", modulePath, "--token-label", Label.main, "--login", "--pin", pin, "--keypairgen",
                     "--key-type", "EC:prime256v1", "--label", p256Label,
                 ],
-                environment: ["SOFTHSM2_CONF": configuration])
+                environment: ["SOFTHSM2_CONF": hsm.configuration])
             hasP256Key = true
         }
         return Store(
-            directory: directory, configuration: configuration, pinFile: pinFile, wrongPinFile: wrongPinFile,
-            hasP256Key: hasP256Key)
+            directory: hsm.directory, configuration: hsm.configuration, pinFile: hsm.pinFile,
+            wrongPinFile: wrongPinFile, hasP256Key: hasP256Key)
     }
 
     /// The child process's store, with `SOFTHSM2_CONF` set in the process environment before any
@@ -141,68 +119,17 @@ enum CLIHSM {
         return store
     }.mapError { CLIHSMError(description: "\($0)") }
 
-    /// The package root (this file is Tests/SignerKitCommandsTests/Support/CLIHSM.swift).
-    static let repoRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The first executable called `name` on `PATH` or in /usr/bin.
-    static func executable(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") + ["/usr/bin"] {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
+    static func executable(_ name: String) -> String? { ToolRun.executable(name) }
 
     /// Runs a tool to completion; its stdout, or an error with its stderr.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], environment: [String: String]) throws -> String {
-        let directory = try TemporaryDirectory()
-        let outPath = try directory.write("stdout", "")
-        let errPath = try directory.write("stderr", "")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try ChildProcess.run(process)
-        while process.isRunning { usleep(10_000) }  // not waitUntilExit: it can spin forever on Linux Foundation
-        let stdout = try String(contentsOfFile: outPath, encoding: .utf8)
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-            throw CLIHSMError(description: "\(tool) failed (status \(process.terminationStatus)): \(stderr)")
-        }
-        return stdout
-    }
-
-    /// Directories removed by the `atexit` handler.
-    private static let cleanup = Cleanup()
-
-    /// Removes `path` when the process exits.
-    static func removeAtExit(_ path: String) {
-        cleanup.add(path)
+        try ToolRun.run(tool, arguments, environment: environment)
     }
 }
 
 /// A set-up failure.
 struct CLIHSMError: Error, CustomStringConvertible {
     let description: String
-}
-
-/// The directories to remove at exit, registered with one `atexit` handler.
-final class Cleanup: Sendable {
-    private static let paths = Mutex<[String]>([])
-
-    init() {
-        atexit {
-            for path in Cleanup.paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
-        }
-    }
-
-    func add(_ path: String) {
-        Self.paths.withLock { $0.append(path) }
-    }
 }

@@ -1,8 +1,8 @@
 import EIP712
-import EVMTestSupport
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 /// An independent oracle for the test payloads: eth-account's EIP-712 digest and eth-abi's calldata (from

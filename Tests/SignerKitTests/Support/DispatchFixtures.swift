@@ -7,21 +7,6 @@ import SoftwareSigner
 import Synchronization
 import Testing
 
-/// Fixed test keys (never use them for anything real).
-enum TestKeys {
-    /// The key the benchmarks and the README use.
-    static let alphaHex = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-    /// A second key.
-    static let betaHex = "0x8da4ef21b864d2cc526dbdb2a120bd2874c36c9d0a1fb7f8c63d7f7a8b41de8f"
-    /// A third key, for custom backends.
-    static let gammaHex = "0x1111111111111111111111111111111111111111111111111111111111111111"
-    /// A fourth key, for custom backends.
-    static let deltaHex = "0x2222222222222222222222222222222222222222222222222222222222222222"
-
-    static func signer(_ hex: String) throws -> SoftwareKeySigner { try SoftwareKeySigner(hex: hex) }
-    static func key(_ hex: String) throws -> PrivateKey { try PrivateKey(hex: hex) }
-}
-
 /// CAIP-2 chains used by the tests.
 enum TestChains {
     static let mainnet = ChainID(eip155: 1)

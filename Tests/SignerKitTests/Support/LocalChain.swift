@@ -1,8 +1,8 @@
-import EVMTestSupport
 import EthereumPrimitives
 import EthereumRPC
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 

@@ -46,7 +46,7 @@ public final class LocalEVM: Sendable {
 
     private let process: Mutex<Process?>
 
-    /// The package root, found from this file's path (`Tests/EVMTestSupport/LocalEVM.swift`).
+    /// The package root, found from this file's path (`Tests/SignerKitTestSupport/LocalEVM.swift`).
     public static let repoRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
