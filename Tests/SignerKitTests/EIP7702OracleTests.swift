@@ -1,9 +1,9 @@
-import SignerKitTestSupport
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 /// eth-account (the local EVM venv, through a Python subprocess) as an independent oracle on random

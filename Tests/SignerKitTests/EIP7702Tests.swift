@@ -1,9 +1,9 @@
-import SignerKitTestSupport
 import EthereumPrimitives
 import EthereumRPC
 import EthereumTransactions
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 
