@@ -172,6 +172,38 @@ struct EIP7702Tests {
         #expect(try await allowing.sign(actions: [action]).results == signed.results)
     }
 
+    @Test("the preview marks tuples a node will skip: another chain, an unrecoverable signature")
+    func previewMarksSkippedTuples() async throws {
+        let sender = try TestKeys.signer(TestKeys.alphaHex)
+        let authority = try TestKeys.signer(TestKeys.betaHex)
+        let good = try await Self.authorize(authority, chainId: 8453)
+        let universal = try await authority.signAuthorization(
+            Authorization(chainId: 0, address: Self.delegate, nonce: 1),
+            policy: AllowedDelegates([Self.delegate], allowingAnyChain: true))
+        let elsewhere = try await Self.authorize(authority, chainId: 10)
+        var twin = good
+        twin.s = Secp256k1Order.order - good.s
+        twin.yParity ^= 1
+        let action = Actions.signTransaction(
+            Self.setCodeJSON(
+                from: sender.address, to: authority.address, tuples: [good, universal, elsewhere, twin], complete: true)
+        )
+        let dispatcher = RpcDispatcher()
+        try dispatcher.register(sender)
+        let preview = try #require(try dispatcher.preview(actions: [action]).first)
+        #expect(
+            preview.delegations.map(\.skipReason) == [
+                nil, nil, "chain id 10 is not the transaction's chain",
+                "authorization signature s is above n/2 (EIP-7702 requires s <= n/2)",
+            ])
+        #expect(preview.delegations.map(\.authority) == [authority.address, authority.address, authority.address, nil])
+        #expect(preview.line.contains("(any chain, nonce 1)"))
+        #expect(preview.line.contains("an unrecoverable authority delegates to"))
+        #expect(preview.line.contains("[skipped: chain id 10 is not the transaction's chain]"))
+        let json = preview.json["delegations"]?.arrayValue ?? []
+        #expect(json.map { $0["skipped"]?.stringValue } == preview.delegations.map(\.skipReason))
+    }
+
     @Test("eth_signTransaction type 0x4: a backend that drops or changes the authorization list is refused")
     func verifierChecksAuthorizationList() async throws {
         let sender = try TestKeys.key(TestKeys.gammaHex)

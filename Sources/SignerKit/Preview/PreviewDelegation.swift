@@ -12,13 +12,27 @@ public struct PreviewDelegation: Sendable, Hashable {
     public let chainId: UInt256
     /// The authority nonce the tuple needs.
     public let nonce: UInt64
+    /// Why a node will skip the tuple whatever the state (it still charges for it), or `nil`: the
+    /// authority does not recover, the chain id is neither 0 nor the transaction's, or the nonce is
+    /// 2^64 − 1.
+    public let skipReason: String?
 
-    /// The delegation of one signed tuple.
-    public init(_ tuple: SignedAuthorization) {
-        authority = try? tuple.recoverAuthority()
+    /// The delegation of one signed tuple in a transaction on chain `transactionChainId`.
+    public init(_ tuple: SignedAuthorization, transactionChainId: UInt256) {
         delegate = tuple.address
         chainId = tuple.chainId
         nonce = tuple.nonce
+        var authority: Address?
+        var reason: String?
+        do throws(AuthorityRecoveryError) { authority = try tuple.recoverAuthority() } catch {
+            reason = error.description
+        }
+        self.authority = authority
+        if reason == nil, !tuple.chainId.isZero, tuple.chainId != transactionChainId {
+            reason = "chain id \(tuple.chainId.decimalString) is not the transaction's chain"
+        }
+        if reason == nil, !tuple.authorization.isApplicable { reason = "nonce 2^64-1 is never applied" }
+        skipReason = reason
     }
 
     /// Whether the tuple clears the authority's delegation (delegate is the zero address).
@@ -29,16 +43,17 @@ public struct PreviewDelegation: Sendable, Hashable {
         let who = authority?.checksummed ?? "an unrecoverable authority"
         let what = clearsDelegation ? "clears its delegation" : "delegates to \(delegate.checksummed)"
         let chain = chainId.isZero ? "any chain" : "chain \(chainId.decimalString)"
-        return "\(who) \(what) (\(chain), nonce \(nonce))"
+        return "\(who) \(what) (\(chain), nonce \(nonce))" + (skipReason.map { " [skipped: \($0)]" } ?? "")
     }
 
-    /// `{"authority","delegate","chainId","nonce"}` (`authority` null when it does not recover).
+    /// `{"authority","delegate","chainId","nonce"}` (`authority` null when it does not recover), plus
+    /// `"skipped"` with ``skipReason`` when there is one.
     public var json: JSONValue {
-        .object(
-            JSONObject([
-                "authority": authority.map { .string($0.checksummed) } ?? .null,
-                "delegate": .string(delegate.checksummed),
-                "chainId": .string(chainId.decimalString), "nonce": .string(String(nonce)),
-            ]))
+        var object = JSONObject([
+            "authority": authority.map { .string($0.checksummed) } ?? .null, "delegate": .string(delegate.checksummed),
+            "chainId": .string(chainId.decimalString), "nonce": .string(String(nonce)),
+        ])
+        if let skipReason { object["skipped"] = .string(skipReason) }
+        return .object(object)
     }
 }
