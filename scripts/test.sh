@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every SignerKit test: builds (warnings are errors: -warnings-as-errors), runs the compile-fail,
-# doc-block and consumer checks, then `swift test` (vectors, SoftHSM2 token, local EVM node, loopback
-# HTTP, Chromium).
+# Runs every SignerKit test: lints the format (`swift format lint --strict` with .swift-format), builds
+# (warnings are errors: -warnings-as-errors), runs the compile-fail, doc-block and consumer checks, then
+# `swift test` (vectors, SoftHSM2 token, local EVM node, loopback HTTP, Chromium), then the dispatcher
+# suites again in a release build.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -9,6 +10,7 @@ cd "$root"
 # Python test tooling (local EVM node) into .build/evm-venv; tests would do it lazily too.
 bash "$root/scripts/evm-node/install.sh"
 mkdir -p .build
+swift format lint --strict --configuration .swift-format --recursive Package.swift Sources Tests Benchmarks Plugins
 # The same flags for every build of this run, so the checks below reuse this build.
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tee .build/test-build.log
 "$root/scripts/compile-fail-check.sh" --skip-build
@@ -16,3 +18,6 @@ swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tee .build/test-bu
 "$root/scripts/consumer-check.sh"  # SignerKit by version, as a new user adds it (incremental after the first run)
 # A hung test must fail the run, not stall CI: 25 minutes is ten times what the suite needs.
 timeout --signal=KILL 1500 swift test --skip-build
+# The dispatcher's suites once more, optimised: ordering, verification and broadcast safety must not
+# depend on debug-build timing.
+timeout --signal=KILL 1200 swift test -c release --filter "SignerKitTests\."

@@ -122,8 +122,10 @@ private final class RawSecp256k1Context {
         var output = [UInt8](repeating: 0, count: 64)
         var recid: Int32 = 0
         digest.withUnsafeBytes { digestBytes in
-            _ = secp256k1_ecdsa_sign_recoverable(
-                context, &signature, digestBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), key, nil, nil)
+            // A 32-byte buffer: its base address is never nil.
+            // swift-format-ignore: NeverForceUnwrap
+            let bytes = digestBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            _ = secp256k1_ecdsa_sign_recoverable(context, &signature, bytes, key, nil, nil)
         }
         _ = secp256k1_ecdsa_recoverable_signature_serialize_compact(context, &output, &recid, &signature)
         return output[0] ^ UInt8(recid)

@@ -106,8 +106,8 @@ enum RawDecoder {
     static func nonce(_ item: RLPItem) throws(TransactionError) -> UInt256 {
         let value = try uint256(item, "nonce")
         guard value < UInt256(UInt64.max) else {
-            throw .invalidRawField(
-                field: "nonce", problem: .invalidValue("\(value.decimalString) (EIP-2681: below 2^64-1)"))
+            let problem = "\(value.decimalString) (EIP-2681: below 2^64-1)"
+            throw .invalidRawField(field: "nonce", problem: .invalidValue(problem))
         }
         return value
     }

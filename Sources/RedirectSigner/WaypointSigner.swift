@@ -75,13 +75,15 @@ public struct WaypointSigner: WalletRpcSigner {
         case (.personalSign, .personalMessage(let bytes, _)):
             let walletRequest = try session.personalSignRequest(
                 bytes: bytes, account: request.account, chainId: request.chainId)
-            return .signature(
-                try await session.signature(for: walletRequest, verifiedAgainst: nil, account: request.account))
+            let signature = try await session.signature(
+                for: walletRequest, verifiedAgainst: nil, account: request.account)
+            return .signature(signature)
         case (.signTypedDataV4, .typedData(let typedData, _)):
             let walletRequest = try session.typedDataRequest(
                 typedData, account: request.account, chainId: request.chainId)
-            return .signature(
-                try await session.signature(for: walletRequest, verifiedAgainst: nil, account: request.account))
+            let signature = try await session.signature(
+                for: walletRequest, verifiedAgainst: nil, account: request.account)
+            return .signature(signature)
         case (.sendTransaction, .transaction(let transaction, _)):
             guard let to = transaction.to else {
                 throw .invalidRequest("the hosted wallet cannot deploy contracts: transaction has no to")

@@ -24,6 +24,8 @@ final class SharedContext: @unchecked Sendable {
             Gcrypt.randomize(buffer, veryStrong: false)
         }
         let randomized = seed.withUnsafeBytes { bytes in
+            // A non-empty buffer's base address is never nil.
+            // swift-format-ignore: NeverForceUnwrap
             secp256k1_context_randomize(context, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
         seed.wipe()

@@ -21,6 +21,8 @@ public final class PrivateKey: Sendable {
         guard secret.count == 32 else { throw .wrongLength(secret.count) }
         let context = SharedContext.shared.raw
         let point: secp256k1_pubkey? = secret.withUnsafeBytes { bytes in
+            // A non-empty buffer's base address is never nil.
+            // swift-format-ignore: NeverForceUnwrap
             let key = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
             guard secp256k1_ec_seckey_verify(context, key) == 1 else { return nil }
             var point = secp256k1_pubkey()
@@ -95,11 +97,12 @@ public final class PrivateKey: Sendable {
         var signature = secp256k1_ecdsa_recoverable_signature()
         let signed = secret.withUnsafeBytes { key in
             prehash.withUnsafeBytes { digest in
-                secp256k1_ecdsa_sign_recoverable(
-                    context, &signature,
-                    digest.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                    key.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                    nil, nil)
+                // 32-byte buffers: their base addresses are never nil.
+                // swift-format-ignore: NeverForceUnwrap
+                let digestBytes = digest.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                // swift-format-ignore: NeverForceUnwrap
+                let keyBytes = key.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                return secp256k1_ecdsa_sign_recoverable(context, &signature, digestBytes, keyBytes, nil, nil)
             }
         }
         // Fails only for an invalid key, which the initialisers rule out.
@@ -109,8 +112,10 @@ public final class PrivateKey: Sendable {
         var recoveryId: Int32 = 0
         r.withUnsafeMutableBytes { rBytes in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { compact in
-                _ = secp256k1_ecdsa_recoverable_signature_serialize_compact(
-                    context, compact.baseAddress!, &recoveryId, &signature)
+                // A 64-byte allocation: its base address is never nil.
+                // swift-format-ignore: NeverForceUnwrap
+                let output = compact.baseAddress!
+                _ = secp256k1_ecdsa_recoverable_signature_serialize_compact(context, output, &recoveryId, &signature)
                 let raw = UnsafeRawBufferPointer(compact)
                 rBytes.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<32]))
                 s.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[32..<64])) }

@@ -33,6 +33,8 @@ public struct PublicKey: Sendable, Hashable {
         }
         var point = secp256k1_pubkey()
         let parsed = encoded.withUnsafeBufferPointer { input in
+            // A non-empty buffer's base address is never nil.
+            // swift-format-ignore: NeverForceUnwrap
             secp256k1_ec_pubkey_parse(SharedContext.shared.raw, &point, input.baseAddress!, input.count)
         }
         guard parsed == 1 else { throw .invalidPublicKey }
@@ -52,8 +54,11 @@ public struct PublicKey: Sendable, Hashable {
         var y = Bytes32()
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65) { buffer in
             var length = 65
+            // A 65-byte allocation: its base address is never nil.
+            // swift-format-ignore: NeverForceUnwrap
+            let output = buffer.baseAddress!
             let ok = secp256k1_ec_pubkey_serialize(
-                SharedContext.shared.raw, buffer.baseAddress!, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
+                SharedContext.shared.raw, output, &length, &point, UInt32(SECP256K1_EC_UNCOMPRESSED))
             precondition(ok == 1 && length == 65, "secp256k1_ec_pubkey_serialize failed")
             let raw = UnsafeRawBufferPointer(buffer)
             x.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[1..<33])) }
@@ -90,6 +95,8 @@ public struct PublicKey: Sendable, Hashable {
             raw[0] = 0x04
             x.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[1..<33]).copyMemory(from: $0) }
             y.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[33..<65]).copyMemory(from: $0) }
+            // A non-empty buffer's base address is never nil.
+            // swift-format-ignore: NeverForceUnwrap
             return secp256k1_ec_pubkey_parse(SharedContext.shared.raw, &point, buffer.baseAddress!, 65)
         }
         precondition(parsed == 1, "a validated public key failed to parse")

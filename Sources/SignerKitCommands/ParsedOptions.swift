@@ -56,7 +56,7 @@ struct ParsedOptions: Sendable {
 
     /// `--a`, `--a or --b`, `--a, --b or --c`.
     static func alternatives(_ flags: [String], conjunction: String = "or") -> String {
-        guard flags.count > 1 else { return flags.first ?? "" }
-        return flags.dropLast().joined(separator: ", ") + " \(conjunction) " + flags.last!
+        guard flags.count > 1, let last = flags.last else { return flags.first ?? "" }
+        return flags.dropLast().joined(separator: ", ") + " \(conjunction) " + last
     }
 }

@@ -5,7 +5,7 @@ import Testing
 @testable import Secp256k1
 
 @Suite struct SignatureTests {
-    static let key = try! PrivateKey(hex: TestKeys.alphaHex)
+    static let key = TestKeys.walletKey
 
     /// The high-s twin of a signature: s' = n − s, recovery id flipped (computed independently of `normalize`).
     static func highSVariant(_ signature: RecoverableSignature) throws -> RecoverableSignature {

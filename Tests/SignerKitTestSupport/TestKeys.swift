@@ -22,6 +22,11 @@ public enum TestKeys {
     /// The private key `hex`.
     public static func key(_ hex: String) throws -> PrivateKey { try PrivateKey(hex: hex) }
 
+    /// ``alphaHex`` as a private key.
+    public static let walletKey: PrivateKey = {
+        do { return try PrivateKey(hex: alphaHex) } catch { fatalError("test key: \(error)") }
+    }()
+
     /// ``alphaHex`` as a signer.
     public static let wallet = fixed(alphaHex)
     /// ``betaHex`` as a signer.

@@ -12,7 +12,9 @@ import Testing
 @Suite("EIP-7702 in SignerKit")
 struct EIP7702Tests {
     /// A delegate contract address nobody controls in these tests.
-    static let delegate = try! Address("0x00000000000000000000000000000000000b0b0b")
+    static let delegate: Address = {
+        do { return try Address("0x00000000000000000000000000000000000b0b0b") } catch { fatalError("\(error)") }
+    }()
 
     /// Signs `authorization` with `key`, allowing exactly `delegate`.
     static func authorize(

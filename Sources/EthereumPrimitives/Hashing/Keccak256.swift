@@ -5,9 +5,10 @@ public enum Keccak256 {
     /// Hashes a contiguous byte buffer.
     @inlinable public static func hash(_ buffer: UnsafeRawBufferPointer) -> Bytes32 {
         Bytes32 { out in
-            sk_keccak256(
-                buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count,
-                out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            // A 32-byte buffer: its base address is never nil.
+            // swift-format-ignore: NeverForceUnwrap
+            let digest = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            sk_keccak256(buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count, digest)
         }
     }
 
@@ -50,6 +51,8 @@ public enum Keccak256 {
         /// Absorbs 32 bytes.
         @inlinable public mutating func update(_ word: Bytes32) {
             word.withUnsafeBytes {
+                // A non-empty buffer's base address is never nil.
+                // swift-format-ignore: NeverForceUnwrap
                 sk_keccak256_update_word(&context, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
@@ -57,6 +60,8 @@ public enum Keccak256 {
         /// Pads and returns the digest; the hasher is reset to the empty message.
         @inlinable public mutating func finalize() -> Bytes32 {
             // sk_keccak256_final wipes the context, which is the empty-message state: ready for reuse.
+            // A non-empty buffer's base address is never nil.
+            // swift-format-ignore: NeverForceUnwrap
             Bytes32 { out in sk_keccak256_final(&context, out.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
         }
     }
@@ -67,6 +72,8 @@ public enum KeccakF1600 {
     /// Permutes 25 little-endian 64-bit lanes in place. `state` must hold exactly 25 lanes.
     @inlinable public static func permute(_ state: inout [UInt64]) {
         precondition(state.count == 25, "Keccak-f[1600] state has 25 lanes")
+        // A non-empty buffer's base address is never nil.
+        // swift-format-ignore: NeverForceUnwrap
         state.withUnsafeMutableBufferPointer { sk_keccakf1600($0.baseAddress!) }
     }
 

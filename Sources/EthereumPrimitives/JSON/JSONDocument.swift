@@ -96,6 +96,8 @@ public final class JSONDocument: @unchecked Sendable {
             return (UnsafeMutableBufferPointer(start: padded, count: count), builder.takeNodes())
         }
         let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: count + unescaped.count)
+        // A non-empty buffer's base address is never nil.
+        // swift-format-ignore: NeverForceUnwrap
         text.baseAddress!.initialize(from: padded, count: count)
         _ = UnsafeMutableBufferPointer(rebasing: text[count...]).initialize(from: unescaped)
         padded.deallocate()
@@ -145,13 +147,17 @@ public final class JSONDocument: @unchecked Sendable {
     @inlinable @inline(__always) public func unsafeUTF8(at index: Int) -> UnsafeBufferPointer<UInt8> {
         let n = nodes[index]
         guard n.kind == .string || n.kind == .number else { return UnsafeBufferPointer(start: nil, count: 0) }
+        // A non-empty buffer's base address is never nil.
+        // swift-format-ignore: NeverForceUnwrap
         return UnsafeBufferPointer(start: text.baseAddress! + Int(n.start), count: Int(n.end - n.start))
     }
 
     /// True when the string at `index` has exactly the bytes `key`.
     @inlinable @inline(__always) public func string(at index: Int, equals key: UnsafeBufferPointer<UInt8>) -> Bool {
         let own = unsafeUTF8(at: index)
-        return own.count == key.count && (own.count == 0 || memcmpEqual(own.baseAddress!, key.baseAddress!, own.count))
+        guard own.count == key.count else { return false }
+        guard let ownBase = own.baseAddress, let keyBase = key.baseAddress else { return own.count == 0 }
+        return memcmpEqual(ownBase, keyBase, own.count)
     }
 
     /// The value index of the member `key` of the object at `index`, or nil.
@@ -194,6 +200,8 @@ public struct JSONNode: Sendable {
     @inlinable var utf8: UnsafeBufferPointer<UInt8> {
         let n = node
         guard n.kind == .string || n.kind == .number else { return UnsafeBufferPointer(start: nil, count: 0) }
+        // A non-empty buffer's base address is never nil.
+        // swift-format-ignore: NeverForceUnwrap
         return UnsafeBufferPointer(start: document.text.baseAddress! + Int(n.start), count: Int(n.end - n.start))
     }
 
@@ -236,8 +244,9 @@ public struct JSONNode: Sendable {
     @inlinable public func equals(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         withExtendedLifetime(document) {
             let own = utf8
-            return own.count == bytes.count
-                && (own.count == 0 || memcmpEqual(own.baseAddress!, bytes.baseAddress!, own.count))
+            guard own.count == bytes.count else { return false }
+            guard let ownBase = own.baseAddress, let otherBase = bytes.baseAddress else { return own.count == 0 }
+            return memcmpEqual(ownBase, otherBase, own.count)
         }
     }
 

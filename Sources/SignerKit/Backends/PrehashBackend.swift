@@ -16,8 +16,9 @@ public struct PrehashBackend: WalletRpcSigner {
     public let methods: Set<RpcMethod>
 
     /// Wraps `key`.
-    public init(_ key: any PrehashSigner, chains: Set<ChainID>? = nil, methods: Set<RpcMethod> = Set(RpcMethod.allCases))
-    {
+    public init(
+        _ key: any PrehashSigner, chains: Set<ChainID>? = nil, methods: Set<RpcMethod> = Set(RpcMethod.allCases)
+    ) {
         self.key = key
         self.chains = chains
         self.methods = methods

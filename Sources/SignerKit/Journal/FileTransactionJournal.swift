@@ -66,7 +66,9 @@ public final class FileTransactionJournal: TransactionJournal {
         }
     }
 
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws(JournalError) -> T) async throws(JournalError)
+    private func onQueue<T: Sendable>(
+        _ body: @escaping @Sendable () throws(JournalError) -> T
+    ) async throws(JournalError)
         -> T
     {
         let result: Result<T, JournalError> = await withCheckedContinuation { continuation in
@@ -135,7 +137,9 @@ private struct JournalFile {
         }
         if let last = bytes.last, last != UInt8(ascii: "\n") {
             let keep = (bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
-            guard ftruncate(descriptor, off_t(keep)) == 0 else { throw Self.failure("cannot cut a torn line", path: path) }
+            guard ftruncate(descriptor, off_t(keep)) == 0 else {
+                throw Self.failure("cannot cut a torn line", path: path)
+            }
             bytes.removeSubrange(keep...)
         }
         return bytes

@@ -70,8 +70,8 @@ enum ResultVerifier {
         _ transaction: Transaction, _ request: TransactionRequest, feesOpen: Bool, chainId: UInt256
     ) -> String? {
         if transaction.chainId != chainId {
-            return
-                "chainId \(transaction.chainId?.decimalString ?? "none (unprotected)") is not \(chainId.decimalString)"
+            let signed = transaction.chainId?.decimalString ?? "none (unprotected)"
+            return "chainId \(signed) is not \(chainId.decimalString)"
         }
         if !feesOpen && transaction.type != request.type { return "type \(transaction.type) is not \(request.type)" }
         if transaction.to != request.to { return "to \(transaction.to?.checksummed ?? "none") differs" }

@@ -85,7 +85,9 @@ enum Actions {
     }
 
     /// A recipient nobody controls in these tests.
-    static let recipient = try! Address("0x000000000000000000000000000000000000dEaD")
+    static let recipient: Address = {
+        do { return try Address("0x000000000000000000000000000000000000dEaD") } catch { fatalError("\(error)") }
+    }()
 }
 
 /// Checks that a `0x` r‖s‖v result with v = 27/28 recovers to `signer` over `digest`.
