@@ -68,6 +68,8 @@ extension EIP1559Transaction: TransactionFields {
     public var gasFeeCap: UInt256 { maxFeePerGas }
     /// ``maxPriorityFeePerGas``.
     public var gasTipCap: UInt256 { maxPriorityFeePerGas }
+    /// No authorization list (type `0x4` only).
+    public var authorizationList: [SignedAuthorization] { [] }
     /// `.eip1559(self)`.
     public var transaction: Transaction { .eip1559(self) }
 }

@@ -80,6 +80,8 @@ extension EIP2930Transaction: TransactionFields {
     public var gasFeeCap: UInt256 { gasPrice }
     /// ``gasPrice``.
     public var gasTipCap: UInt256 { gasPrice }
+    /// No authorization list (type `0x4` only).
+    public var authorizationList: [SignedAuthorization] { [] }
     /// `.eip2930(self)`.
     public var transaction: Transaction { .eip2930(self) }
 }

@@ -119,6 +119,8 @@ extension LegacyTransaction: TransactionFields {
     public var gasFeeCap: UInt256 { gasPrice }
     /// ``gasPrice``.
     public var gasTipCap: UInt256 { gasPrice }
+    /// No authorization list (type `0x4` only).
+    public var authorizationList: [SignedAuthorization] { [] }
     /// `.legacy(self)`.
     public var transaction: Transaction { .legacy(self) }
 }

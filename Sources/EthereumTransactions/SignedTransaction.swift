@@ -36,17 +36,22 @@ public struct SignedTransaction: Sendable, Hashable {
         return try decode(raw: bytes)
     }
 
-    /// Decodes a raw legacy, EIP-2930 or EIP-1559 transaction, strictly.
+    /// Decodes a raw legacy, EIP-2930, EIP-1559 or EIP-7702 transaction, strictly.
     ///
     /// Accepts exactly the canonical encodings this type produces: one canonical RLP list with
     /// nothing after it, the exact field count, integers without leading zeros and at most 256
     /// bits, `to` empty or 20 bytes, storage keys of 32 bytes, `yParity` 0 or 1, and a legacy `v`
-    /// of 27, 28 or 35 + 2·chainId + {0, 1}. Re-encoding the result gives `raw` back.
-    /// The signature values themselves are checked by ``recoverSender()``.
+    /// of 27, 28 or 35 + 2·chainId + {0, 1}. A type `0x4` transaction needs a 20-byte destination and a
+    /// non-empty authorization list of `[chainId, address, nonce, yParity, r, s]` tuples within
+    /// EIP-7702's bounds (nonce below 2^64, yParity below 2^8). Re-encoding the result gives `raw` back.
+    /// The signature values themselves are checked by ``recoverSender()`` (and, per tuple, by
+    /// ``SignedAuthorization/recoverAuthority()``).
     ///
     /// - Throws: ``TransactionError/emptyRawTransaction``, ``TransactionError/unsupportedType(_:)``
-    ///   for a type byte other than 0x01/0x02, ``TransactionError/malformedRLP(_:)`` (including
-    ///   trailing bytes), ``TransactionError/wrongFieldCount(type:expected:actual:)``, or
+    ///   for a type byte other than 0x01/0x02/0x04, ``TransactionError/malformedRLP(_:)`` (including
+    ///   trailing bytes), ``TransactionError/wrongFieldCount(type:expected:actual:)``,
+    ///   ``TransactionError/contractCreationNotAllowed(type:)`` and
+    ///   ``TransactionError/emptyAuthorizationList`` (type `0x4`), or
     ///   ``TransactionError/invalidRawField(field:problem:)``.
     public static func decode(raw: [UInt8]) throws(TransactionError) -> SignedTransaction {
         guard let first = raw.first else { throw .emptyRawTransaction }
@@ -58,6 +63,8 @@ public struct SignedTransaction: Sendable, Hashable {
             decoded = try RawDecoder.eip2930(try RawDecoder.list(Array(raw.dropFirst()), offset: 1))
         case TransactionType.eip1559.rawValue:
             decoded = try RawDecoder.eip1559(try RawDecoder.list(Array(raw.dropFirst()), offset: 1))
+        case TransactionType.eip7702.rawValue:
+            decoded = try RawDecoder.eip7702(try RawDecoder.list(Array(raw.dropFirst()), offset: 1))
         case 0x80...0xbf:
             // An RLP byte string where a legacy transaction's list belongs.
             throw .malformedRLP(.expectedList)
@@ -217,6 +224,55 @@ enum RawDecoder {
             to: try to(f[5]), value: try uint256(f[6], "value"), data: try bytes(f[7], "data"),
             accessList: try accessList(f[8]))
         return SignedTransaction(transaction: .eip1559(tx), signature: try typedSignature(f[9...]))
+    }
+
+    static func eip7702(_ f: [RLPItem]) throws(TransactionError) -> SignedTransaction {
+        try checkCount(f, 13, .eip7702)
+        guard let destination = try to(f[5]) else { throw .contractCreationNotAllowed(type: .eip7702) }
+        let tx = EIP7702Transaction(
+            chainId: try uint256(f[0], "chainId"), nonce: try nonce(f[1]),
+            maxPriorityFeePerGas: try uint256(f[2], "maxPriorityFeePerGas"),
+            maxFeePerGas: try uint256(f[3], "maxFeePerGas"), gasLimit: try uint256(f[4], "gasLimit"),
+            destination: destination, value: try uint256(f[6], "value"), data: try bytes(f[7], "data"),
+            accessList: try accessList(f[8]), authorizationList: try authorizationList(f[9]))
+        return SignedTransaction(transaction: .eip7702(tx), signature: try typedSignature(f[10...]))
+    }
+
+    /// The tuples `[chainId, address, nonce, yParity, r, s]`, within EIP-7702's bounds.
+    static func authorizationList(_ item: RLPItem) throws(TransactionError) -> [SignedAuthorization] {
+        guard case .list(let tuples) = item else {
+            throw .invalidRawField(field: "authorizationList", problem: .rlp(.expectedList))
+        }
+        guard !tuples.isEmpty else { throw .emptyAuthorizationList }
+        var result: [SignedAuthorization] = []
+        result.reserveCapacity(tuples.count)
+        for (i, tuple) in tuples.enumerated() {
+            let name = "authorizationList[\(i)]"
+            guard case .list(let t) = tuple else { throw .invalidRawField(field: name, problem: .rlp(.expectedList)) }
+            guard t.count == 6 else {
+                throw .invalidRawField(field: name, problem: .wrongItemCount(expected: 6, actual: t.count))
+            }
+            let addressBytes = try bytes(t[1], "\(name).address")
+            guard let address = Address(bytes: addressBytes) else {
+                throw .invalidRawField(
+                    field: "\(name).address", problem: .wrongLength(expected: 20, actual: addressBytes.count))
+            }
+            let nonce = try uint256(t[2], "\(name).nonce")
+            guard let nonce64 = nonce.uint64 else {
+                throw .invalidRawField(
+                    field: "\(name).nonce", problem: .invalidValue("\(nonce.hexQuantity) (EIP-7702: below 2^64)"))
+            }
+            let parity = try uint256(t[3], "\(name).yParity")
+            guard let small = parity.uint64, small <= 0xff else {
+                throw .invalidRawField(
+                    field: "\(name).yParity", problem: .invalidValue("\(parity.hexQuantity) (EIP-7702: below 2^8)"))
+            }
+            result.append(
+                SignedAuthorization(
+                    chainId: try uint256(t[0], "\(name).chainId"), address: address, nonce: nonce64,
+                    yParity: UInt8(small), r: try uint256(t[4], "\(name).r"), s: try uint256(t[5], "\(name).s")))
+        }
+        return result
     }
 
     /// `0x`-hex quantity of minimal big-endian bytes (any length).

@@ -9,6 +9,8 @@ public enum Transaction: Sendable, Hashable {
     case eip2930(EIP2930Transaction)
     /// A type `0x2` transaction.
     case eip1559(EIP1559Transaction)
+    /// A type `0x4` (set-code) transaction.
+    case eip7702(EIP7702Transaction)
 
     /// The transaction this value holds.
     public var fields: any TransactionFields {
@@ -16,6 +18,7 @@ public enum Transaction: Sendable, Hashable {
         case .legacy(let tx): tx
         case .eip2930(let tx): tx
         case .eip1559(let tx): tx
+        case .eip7702(let tx): tx
         }
     }
 
@@ -40,6 +43,8 @@ extension Transaction: TransactionFields {
     public var data: [UInt8] { fields.data }
     /// The access list (always empty for legacy transactions).
     public var accessList: [AccessListEntry] { fields.accessList }
+    /// The signed authorizations (empty but for type `0x4`).
+    public var authorizationList: [SignedAuthorization] { fields.authorizationList }
     /// See ``TransactionFields/gasFeeCap``.
     public var gasFeeCap: UInt256 { fields.gasFeeCap }
     /// See ``TransactionFields/gasTipCap``.

@@ -20,6 +20,8 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
     case negativeQuantity(field: String, value: String)
     /// A quantity of 2^256 or more.
     case quantityTooLarge(field: String, value: String)
+    /// A quantity that does not fit the field's width (an authorization's 64-bit nonce, 8-bit yParity).
+    case quantityTooWide(field: String, value: String, bits: Int)
     /// A nonce of 2^64 − 1 or more (EIP-2681 caps nonces below that).
     case nonceTooLarge(UInt256)
     /// An address that is not `0x` + 40 hex digits or has a wrong EIP-55 checksum.
@@ -34,13 +36,17 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
     case conflictingFields(String, String)
     /// A field the transaction's type cannot carry, e.g. `maxFeePerGas` in a type `0x1` transaction.
     case fieldNotAllowed(field: String, type: TransactionType)
-    /// A field of a transaction kind this module does not build (blob or set-code transactions).
+    /// A field of a transaction kind this module does not build (blob transactions).
     case unsupportedField(String)
-    /// A transaction type other than `0x0`, `0x1` or `0x2`; carries it as a hex quantity.
+    /// A transaction type other than `0x0`, `0x1`, `0x2` or `0x4`; carries it as a hex quantity.
     case unsupportedType(String)
     /// No `to` and no `data`: a contract creation with empty init code (almost always a mistake
     /// that would lose the value sent).
     case contractCreationWithoutData
+    /// A type that cannot create contracts (EIP-7702 set-code) without a `to`.
+    case contractCreationNotAllowed(type: TransactionType)
+    /// A type `0x4` transaction with an empty `authorizationList` (EIP-7702 makes it invalid).
+    case emptyAuthorizationList
     /// `maxPriorityFeePerGas` is larger than `maxFeePerGas`.
     case priorityFeeAboveMaxFee(maxPriorityFeePerGas: UInt256, maxFeePerGas: UInt256)
 
@@ -105,6 +111,8 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
             "field \(Self.quote(field)): negative quantity \(Self.quote(value))"
         case .quantityTooLarge(let field, let value):
             "field \(Self.quote(field)): quantity \(Self.quote(value)) does not fit in 256 bits"
+        case .quantityTooWide(let field, let value, let bits):
+            "field \(Self.quote(field)): quantity \(Self.quote(value)) does not fit in \(bits) bits"
         case .nonceTooLarge(let nonce):
             "field \"nonce\": \(nonce.decimalString) is not below 2^64-1 (EIP-2681)"
         case .invalidAddress(let field, let error):
@@ -118,11 +126,15 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
         case .fieldNotAllowed(let field, let type):
             "field \(Self.quote(field)) is not allowed in a \(type) transaction"
         case .unsupportedField(let field):
-            "field \(Self.quote(field)) is not supported (blob and set-code transactions are not supported)"
+            "field \(Self.quote(field)) is not supported (blob transactions are not supported)"
         case .unsupportedType(let type):
-            "field \"type\": unsupported transaction type \(Self.quote(type)) (supported: 0x0, 0x1, 0x2)"
+            "field \"type\": unsupported transaction type \(Self.quote(type)) (supported: 0x0, 0x1, 0x2, 0x4)"
         case .contractCreationWithoutData:
             "field \"to\" is missing and \"data\" is empty: refusing a contract creation without code"
+        case .contractCreationNotAllowed(let type):
+            "field \"to\" is missing: a \(type) transaction cannot create a contract"
+        case .emptyAuthorizationList:
+            "field \"authorizationList\" is empty: a type 0x4 (EIP-7702) transaction needs at least one authorization"
         case .priorityFeeAboveMaxFee(let priority, let maxFee):
             "field \"maxPriorityFeePerGas\": \(priority) is larger than maxFeePerGas \(maxFee)"
         case .missingField(let field):

@@ -1,9 +1,9 @@
 import EthereumPrimitives
 
 /// What every transaction type has: its fields as a node reads them, the payload it is signed over and
-/// its broadcast encoding. ``LegacyTransaction``, ``EIP2930Transaction``, ``EIP1559Transaction`` and the
-/// ``Transaction`` enum that holds any of them conform; hashing, attaching a signature and signing
-/// with a key (`sign(with:)`) are written once, here, for all of them.
+/// its broadcast encoding. ``LegacyTransaction``, ``EIP2930Transaction``, ``EIP1559Transaction``,
+/// ``EIP7702Transaction`` and the ``Transaction`` enum that holds any of them conform; hashing,
+/// attaching a signature and signing with a key (`sign(with:)`) are written once, here, for all of them.
 public protocol TransactionFields: Sendable, Hashable {
     /// The envelope type.
     var type: TransactionType { get }
@@ -21,6 +21,8 @@ public protocol TransactionFields: Sendable, Hashable {
     var data: [UInt8] { get }
     /// The access list (empty for types without one).
     var accessList: [AccessListEntry] { get }
+    /// The signed EIP-7702 authorizations (empty for types without a list).
+    var authorizationList: [SignedAuthorization] { get }
     /// The most wei per gas the transaction can pay: `gasPrice`, or `maxFeePerGas` from EIP-1559 on
     /// (geth's `GasFeeCap`). With ``gasLimit`` and ``value`` it bounds what the sender can spend.
     var gasFeeCap: UInt256 { get }

@@ -31,13 +31,15 @@ public struct TransactionRequest: Sendable, Hashable {
     public var accessList: [AccessListEntry]
     /// The chain id the request names, if any.
     public var chainId: UInt256?
+    /// The signed EIP-7702 authorizations of a type `0x4` request (empty for the other types).
+    public var authorizationList: [SignedAuthorization]
 
     /// Builds a request from already-typed values (no validation until ``complete(chainId:)``).
     public init(
         type: TransactionType, from: Address? = nil, to: Address?, value: UInt256 = 0, data: [UInt8] = [],
         nonce: UInt256? = nil, gasLimit: UInt256? = nil, gasPrice: UInt256? = nil,
         maxFeePerGas: UInt256? = nil, maxPriorityFeePerGas: UInt256? = nil,
-        accessList: [AccessListEntry] = [], chainId: UInt256? = nil
+        accessList: [AccessListEntry] = [], chainId: UInt256? = nil, authorizationList: [SignedAuthorization] = []
     ) {
         self.type = type
         self.from = from
@@ -51,24 +53,29 @@ public struct TransactionRequest: Sendable, Hashable {
         self.maxPriorityFeePerGas = maxPriorityFeePerGas
         self.accessList = accessList
         self.chainId = chainId
+        self.authorizationList = authorizationList
     }
 
-    /// Fields that would silently change meaning if ignored: blob (type 3) and set-code (type 4)
-    /// transactions are refused rather than signed as something else.
+    /// Fields that would silently change meaning if ignored: blob (type 3) transactions are refused
+    /// rather than signed as something else.
     static let unsupportedFields = [
-        "blobVersionedHashes", "maxFeePerBlobGas", "blobs", "commitments", "proofs", "sidecar", "authorizationList",
+        "blobVersionedHashes", "maxFeePerBlobGas", "blobs", "commitments", "proofs", "sidecar",
     ]
 
     /// Parses an `eth_sendTransaction` object.
     ///
     /// Members: `from`, `to`, `value`, `data` or `input`, `gas` or `gasLimit`, `gasPrice`,
-    /// `maxFeePerGas`, `maxPriorityFeePerGas`, `nonce`, `accessList`, `type`, `chainId`. A member
-    /// that is `null` counts as absent; other members are ignored, except blob and set-code fields,
-    /// which are refused. Quantities are `0x`-hex strings, decimal strings or JSON integers.
+    /// `maxFeePerGas`, `maxPriorityFeePerGas`, `nonce`, `accessList`, `authorizationList`, `type`,
+    /// `chainId`. A member that is `null` counts as absent; other members are ignored, except blob
+    /// fields, which are refused. Quantities are `0x`-hex strings, decimal strings or JSON integers.
     /// `data` and `input` (likewise `gas` and `gasLimit`) may both appear only with equal values.
+    /// `authorizationList` holds signed tuples in the JSON-RPC shape (see
+    /// ``SignedAuthorization/init(json:field:)``).
     ///
-    /// The type is `type` when given (`0x0`, `0x1`, `0x2`); otherwise type `0x2` when either
-    /// EIP-1559 fee is present, type `0x1` when an access list is present, else legacy.
+    /// The type is `type` when given (`0x0`, `0x1`, `0x2`, `0x4`); otherwise type `0x4` when an
+    /// authorization list is present, type `0x2` when either EIP-1559 fee is present, type `0x1` when
+    /// an access list is present, else legacy. A type `0x4` request needs `to` and a non-empty
+    /// authorization list.
     ///
     /// - Throws: ``TransactionError`` naming the offending field; also when the fields do not
     ///   fit the type (``TransactionError/fieldNotAllowed(field:type:)``,
@@ -101,10 +108,14 @@ public struct TransactionRequest: Sendable, Hashable {
         let maxPriorityFeePerGas = try fields.quantity("maxPriorityFeePerGas")
         let accessList = try fields.accessList("accessList")
         let chainId = try fields.quantity("chainId")
+        let authorizationList = try fields.authorizationList("authorizationList")
 
         let type: TransactionType
         if let explicitType {
             type = explicitType
+        } else if authorizationList != nil {
+            if gasPrice != nil { throw .conflictingFields("gasPrice", "authorizationList") }
+            type = .eip7702
         } else if maxFeePerGas != nil || maxPriorityFeePerGas != nil {
             if gasPrice != nil {
                 throw .conflictingFields("gasPrice", maxFeePerGas != nil ? "maxFeePerGas" : "maxPriorityFeePerGas")
@@ -118,7 +129,7 @@ public struct TransactionRequest: Sendable, Hashable {
         self.init(
             type: type, from: from, to: to, value: value, data: data, nonce: nonce, gasLimit: gasLimit,
             gasPrice: gasPrice, maxFeePerGas: maxFeePerGas, maxPriorityFeePerGas: maxPriorityFeePerGas,
-            accessList: accessList ?? [], chainId: chainId)
+            accessList: accessList ?? [], chainId: chainId, authorizationList: authorizationList ?? [])
         try validate()
     }
 
@@ -130,11 +141,17 @@ public struct TransactionRequest: Sendable, Hashable {
             if maxFeePerGas != nil { throw .fieldNotAllowed(field: "maxFeePerGas", type: type) }
             if maxPriorityFeePerGas != nil { throw .fieldNotAllowed(field: "maxPriorityFeePerGas", type: type) }
             if type == .legacy && !accessList.isEmpty { throw .fieldNotAllowed(field: "accessList", type: type) }
-        case .eip1559:
+        case .eip1559, .eip7702:
             if gasPrice != nil { throw .fieldNotAllowed(field: "gasPrice", type: type) }
             if let maxFeePerGas, let maxPriorityFeePerGas, maxPriorityFeePerGas > maxFeePerGas {
                 throw .priorityFeeAboveMaxFee(maxPriorityFeePerGas: maxPriorityFeePerGas, maxFeePerGas: maxFeePerGas)
             }
+        }
+        if type == .eip7702 {
+            if to == nil { throw .contractCreationNotAllowed(type: type) }
+            if authorizationList.isEmpty { throw .emptyAuthorizationList }
+        } else if !authorizationList.isEmpty {
+            throw .fieldNotAllowed(field: "authorizationList", type: type)
         }
         if to == nil && data.isEmpty { throw .contractCreationWithoutData }
     }
@@ -154,7 +171,7 @@ public struct TransactionRequest: Sendable, Hashable {
         switch type {
         case .legacy, .eip2930:
             if gasPrice == nil { missing.append("gasPrice") }
-        case .eip1559:
+        case .eip1559, .eip7702:
             if maxFeePerGas == nil { missing.append("maxFeePerGas") }
             if maxPriorityFeePerGas == nil { missing.append("maxPriorityFeePerGas") }
         }
@@ -173,7 +190,7 @@ public struct TransactionRequest: Sendable, Hashable {
         switch type {
         case .legacy, .eip2930:
             copy.gasPrice = self.gasPrice ?? gasPrice
-        case .eip1559:
+        case .eip1559, .eip7702:
             copy.maxFeePerGas = self.maxFeePerGas ?? maxFeePerGas
             copy.maxPriorityFeePerGas = self.maxPriorityFeePerGas ?? maxPriorityFeePerGas
         }
@@ -219,6 +236,15 @@ public struct TransactionRequest: Sendable, Hashable {
                     chainId: chain, nonce: nonce, maxPriorityFeePerGas: maxPriorityFeePerGas ?? 0,
                     maxFeePerGas: maxFeePerGas ?? 0, gasLimit: gasLimit, to: to, value: value, data: data,
                     accessList: accessList))
+        case .eip7702:
+            guard let chain else { throw .missingField("chainId") }
+            // `validate()` refused a missing `to`.
+            guard let to else { throw .contractCreationNotAllowed(type: type) }
+            return .eip7702(
+                EIP7702Transaction(
+                    chainId: chain, nonce: nonce, maxPriorityFeePerGas: maxPriorityFeePerGas ?? 0,
+                    maxFeePerGas: maxFeePerGas ?? 0, gasLimit: gasLimit, destination: to, value: value, data: data,
+                    accessList: accessList, authorizationList: authorizationList))
         }
     }
 }
@@ -284,6 +310,19 @@ struct RequestFields {
         let b = try read(second)
         if let a, let b, a != b { throw .conflictingValues(first, second) }
         return a ?? b
+    }
+
+    func authorizationList(_ name: String) throws(TransactionError) -> [SignedAuthorization]? {
+        guard let value = self[name] else { return nil }
+        guard case .array(let items) = value else {
+            throw .wrongJSONKind(field: name, expected: "an array", actual: value.kindName)
+        }
+        var list: [SignedAuthorization] = []
+        list.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            list.append(try SignedAuthorization(json: item, field: "\(name)[\(i)]"))
+        }
+        return list
     }
 
     func accessList(_ name: String) throws(TransactionError) -> [AccessListEntry]? {

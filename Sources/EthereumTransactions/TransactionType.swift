@@ -8,6 +8,11 @@ public enum TransactionType: UInt8, Sendable, Hashable, CaseIterable, CustomStri
     case eip2930 = 1
     /// Type `0x2`: EIP-1559, priority fee and fee cap plus an access list.
     case eip1559 = 2
+    /// Type `0x4`: EIP-7702 set-code, EIP-1559 fees plus an access list and signed authorizations.
+    case eip7702 = 4
+
+    /// Whether the type pays EIP-1559 fees (`maxFeePerGas`, `maxPriorityFeePerGas`): `0x2` and `0x4`.
+    public var hasFeeMarket: Bool { self == .eip1559 || self == .eip7702 }
 
     /// The JSON-RPC quantity form of the type, e.g. `"0x2"`.
     public var hexQuantity: String { "0x\(rawValue)" }
@@ -18,6 +23,7 @@ public enum TransactionType: UInt8, Sendable, Hashable, CaseIterable, CustomStri
         case .legacy: "type 0x0 (legacy)"
         case .eip2930: "type 0x1 (EIP-2930)"
         case .eip1559: "type 0x2 (EIP-1559)"
+        case .eip7702: "type 0x4 (EIP-7702)"
         }
     }
 }

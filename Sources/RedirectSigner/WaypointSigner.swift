@@ -88,6 +88,11 @@ public struct WaypointSigner: WalletRpcSigner {
             guard let to = transaction.to else {
                 throw .invalidRequest("the hosted wallet cannot deploy contracts: transaction has no to")
             }
+            // The request link carries to, value and data only: dropping the tuples would send another transaction.
+            guard transaction.authorizationList.isEmpty else {
+                throw .invalidRequest(
+                    "the hosted wallet cannot send EIP-7702 (type 0x4) transactions: authorizationList")
+            }
             let hash = try await session.sendTransaction(
                 to: to, value: transaction.value, data: transaction.data, account: request.account,
                 chainId: request.chainId)

@@ -47,6 +47,7 @@ enum CommandRegistry {
         SiweCommands.command,
         KeyCommands.command,
         TxCommands.command,
+        AuthCommands.command,
         ActionCommands.command,
         PreviewCommands.command,
         KeystoreCommands.command,

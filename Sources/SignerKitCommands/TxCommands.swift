@@ -5,7 +5,8 @@ import EthereumTransactions
 enum TxCommands {
     /// The `tx` group.
     static let command = Command.group(
-        "tx", summary: "Sign Ethereum transactions (legacy/EIP-155, EIP-2930, EIP-1559).", subcommands: [sign])
+        "tx", summary: "Sign Ethereum transactions (legacy/EIP-155, EIP-2930, EIP-1559, EIP-7702).", subcommands: [sign]
+    )
 
     /// `tx sign KEY-SOURCE [FILE|-]`.
     static let sign = Command.leaf(
@@ -13,8 +14,10 @@ enum TxCommands {
         details: """
             The object must carry every field the transaction needs: chainId, nonce, gas (or gasLimit), and
             gasPrice, or maxFeePerGas and maxPriorityFeePerGas; a missing one exits 65 naming it. The type is
-            "type" when given, else 0x2 with EIP-1559 fees, 0x1 with an accessList, else legacy (EIP-155). A
-            "from" field must be the signing key's address. Nothing is broadcast ("sign --actions --rpc-url" does
+            "type" when given, else 0x4 with an authorizationList, 0x2 with EIP-1559 fees, 0x1 with an
+            accessList, else legacy (EIP-155). A type 0x4 (EIP-7702 set-code) transaction needs "to" and a
+            non-empty authorizationList of signed tuples {chainId, address, nonce, yParity, r, s} (what "auth
+            sign" prints). A "from" field must be the signing key's address. Nothing is broadcast ("sign --actions --rpc-url" does
             that).
 
             A legacy transaction without chainId (pre-EIP-155: valid on every chain, so replayable) is signed

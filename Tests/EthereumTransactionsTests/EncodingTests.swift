@@ -32,7 +32,7 @@ struct EncodingTests {
             let payload = tx.signingPayload
             switch tx.type {
             case .legacy: #expect(payload.first ?? 0 >= 0xc0)
-            case .eip2930, .eip1559: #expect(payload.first == tx.type.rawValue)
+            case .eip2930, .eip1559, .eip7702: #expect(payload.first == tx.type.rawValue)
             }
             #expect(Keccak256.hash(payload) == tx.signingHash)
             // The per-type entry points agree with the enum.
@@ -40,6 +40,7 @@ struct EncodingTests {
             case .legacy(let legacy): #expect(legacy.signingHash == tx.signingHash)
             case .eip2930(let typed): #expect(typed.signingHash == tx.signingHash)
             case .eip1559(let typed): #expect(typed.signingHash == tx.signingHash)
+            case .eip7702(let typed): #expect(typed.signingHash == tx.signingHash)
             }
         }
     }

@@ -119,16 +119,17 @@ struct RequestParsingTests {
         #expect(try TransactionRequest(json: json(request(#""type":"0x00","accessList":[]"#))).type == .legacy)
     }
 
-    @Test("unknown types and blob or set-code fields are refused")
+    @Test("unknown types and blob fields are refused; an empty authorization list is an invalid type-4 request")
     func unsupported() throws {
         let error = try requestError(request(#""type":"0x3""#))
         #expect(error == .unsupportedType("0x3"))
-        #expect(error?.description == #"field "type": unsupported transaction type "0x3" (supported: 0x0, 0x1, 0x2)"#)
+        #expect(
+            error?.description == #"field "type": unsupported transaction type "0x3" (supported: 0x0, 0x1, 0x2, 0x4)"#)
         #expect(try requestError(request(#""type":"0x7e""#)) == .unsupportedType("0x7e"))
         #expect(try requestError(request(#""type":"0x10000""#)) == .unsupportedType("0x10000"))
         #expect(try requestError(request(#""type":"legacy""#)) == .invalidQuantity(field: "type", value: "legacy"))
         #expect(try requestError(request(#""blobVersionedHashes":[]"#)) == .unsupportedField("blobVersionedHashes"))
-        #expect(try requestError(request(#""authorizationList":[]"#)) == .unsupportedField("authorizationList"))
+        #expect(try requestError(request(#""authorizationList":[]"#)) == .emptyAuthorizationList)
     }
 
     @Test("fields that do not fit the type")

@@ -76,6 +76,9 @@ struct VectorTests {
         case .eip1559(let typed):
             #expect(typed.maxFeePerGas == (try quantity("maxFeePerGas")))
             #expect(typed.maxPriorityFeePerGas == (try quantity("maxPriorityFeePerGas")))
+        case .eip7702(let typed):
+            #expect(typed.maxFeePerGas == (try quantity("maxFeePerGas")))
+            #expect(typed.maxPriorityFeePerGas == (try quantity("maxPriorityFeePerGas")))
         }
         let expectedList = try (tx["accessList"]?.arrayValue ?? []).map { entry in
             AccessListEntry(

@@ -141,6 +141,24 @@ def call_object(obj):
                 })
             tx["access_list"] = tuple(entries)
             continue
+        if key == "authorizationList":
+            # EIP-7702 signed tuples, JSON-RPC shape (geth): the estimate charges and applies them.
+            if not isinstance(value, list):
+                raise invalid_params("authorizationList must be an array")
+            tuples = []
+            for entry in value:
+                if not isinstance(entry, dict):
+                    raise invalid_params("authorizationList entries must be objects")
+                tuples.append({
+                    "chain_id": quantity(entry.get("chainId"), "authorizationList.chainId"),
+                    "address": address(entry.get("address"), "authorizationList.address"),
+                    "nonce": quantity(entry.get("nonce"), "authorizationList.nonce"),
+                    "y_parity": quantity(entry.get("yParity"), "authorizationList.yParity"),
+                    "r": quantity(entry.get("r"), "authorizationList.r"),
+                    "s": quantity(entry.get("s"), "authorizationList.s"),
+                })
+            tx["authorization_list"] = tuple(tuples)
+            continue
         if key not in TX_FIELDS:
             raise invalid_params(f"unknown transaction field {key!r}")
         target, convert = TX_FIELDS[key]
@@ -231,6 +249,7 @@ class Node:
             "eth_blockNumber": self.block_number,
             "eth_getTransactionCount": self.get_transaction_count,
             "eth_getBalance": self.get_balance,
+            "eth_getCode": self.get_code,
             "eth_estimateGas": self.estimate_gas,
             "eth_call": self.call,
             "eth_gasPrice": self.gas_price,
@@ -304,6 +323,10 @@ class Node:
     def get_balance(self, params):
         account, block = self.params(params, 1, 2)
         return hex(self.tester.get_balance(address(account, "address"), block_id(block)))
+
+    def get_code(self, params):
+        account, block = self.params(params, 1, 2)
+        return self.tester.get_code(address(account, "address"), block_id(block))
 
     def call_object(self, tx):
         """`call_object`, with a funded default sender: py-evm charges calls for gas, geth does not."""

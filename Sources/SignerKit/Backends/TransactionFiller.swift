@@ -19,7 +19,8 @@ enum TransactionFiller {
         }
         do {
             if feesOpen, let baseFee = try await node.latestBaseFee() {
-                request.type = .eip1559
+                // A set-code transaction keeps its type: it pays EIP-1559 fees already.
+                if request.type != .eip7702 { request.type = .eip1559 }
                 let tip = try await node.maxPriorityFeePerGas()
                 // 2 × base fee + tip: stays valid through several full blocks.
                 guard let maxFee = baseFee.multipliedAdding(2, 0)?.adding(tip) else {
@@ -37,12 +38,18 @@ enum TransactionFiller {
                 if let to = request.to { call["to"] = .string(to.lowercased) }
                 call["value"] = .string(request.value.hexQuantity)
                 if !request.data.isEmpty { call["data"] = .string(Hex.encode(request.data)) }
+                // The node charges each tuple (EIP-7702: 25,000 gas per authorization) and runs the call
+                // with the delegations in place.
+                if !request.authorizationList.isEmpty {
+                    call["type"] = .string(request.type.hexQuantity)
+                    call["authorizationList"] = .array(request.authorizationList.map(\.json))
+                }
                 request = request.filling(gasLimit: try await node.estimateGas(call))
             }
             switch request.type {
             case .legacy, .eip2930:
                 if request.gasPrice == nil { request = request.filling(gasPrice: try await node.gasPrice()) }
-            case .eip1559:
+            case .eip1559, .eip7702:
                 if request.maxFeePerGas == nil || request.maxPriorityFeePerGas == nil {
                     let tip = try await node.maxPriorityFeePerGas()
                     let baseFee = try await node.latestBaseFee() ?? .zero

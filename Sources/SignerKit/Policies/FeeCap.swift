@@ -29,15 +29,15 @@ public struct FeeCap: FilledTransactionPolicy {
     /// Judges the fees the request gives (fees left to the node are judged once filled).
     public func evaluate(_ request: ResolvedRequest) -> PolicyDecision {
         guard case .transaction(let transaction, _) = request.payload else { return .pass }
-        let feePerGas = transaction.type == .eip1559 ? transaction.maxFeePerGas : transaction.gasPrice
-        let tip = transaction.type == .eip1559 ? transaction.maxPriorityFeePerGas : nil
+        let feePerGas = transaction.type.hasFeeMarket ? transaction.maxFeePerGas : transaction.gasPrice
+        let tip = transaction.type.hasFeeMarket ? transaction.maxPriorityFeePerGas : nil
         return judge(feePerGas: feePerGas, tip: tip, gasLimit: transaction.gasLimit)
     }
 
     /// Judges the complete transaction.
     public func evaluate(filled transaction: Transaction, for request: ResolvedRequest) -> PolicyDecision {
         judge(
-            feePerGas: transaction.gasFeeCap, tip: transaction.type == .eip1559 ? transaction.gasTipCap : nil,
+            feePerGas: transaction.gasFeeCap, tip: transaction.type.hasFeeMarket ? transaction.gasTipCap : nil,
             gasLimit: transaction.gasLimit)
     }
 

@@ -31,7 +31,7 @@ public enum PolicyFile {
     public static let members: [String] = [
         "allowedChains", "allowedMethods", "nativeValueCap", "feeCap", "gasLimitCap", "tokenSpendCap",
         "refuseUncappedTokens", "noUnlimitedApprovals", "allowedSpenders", "allowedRecipients", "maxValiditySeconds",
-        "requireRecognized", "signInOrigins",
+        "requireRecognized", "signInOrigins", "allowedDelegates",
     ]
 
     /// The policies of a policy file's JSON text, in a fixed order (chains, methods, value, fees, gas, then
@@ -160,6 +160,7 @@ public enum PolicyFile {
             }
             policies.append(SignInDomainBinding(origins: origins))
         }
+        if let value = object["allowedDelegates"] { policies.append(try AllowedDelegates(policyFileValue: value)) }
         return policies
     }
 

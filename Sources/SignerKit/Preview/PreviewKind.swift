@@ -33,8 +33,9 @@ public enum PreviewKind: String, Sendable, Hashable, CaseIterable {
     case erc3009Receive = "erc3009-receive"
     /// ERC-3009 `CancelAuthorization`.
     case erc3009Cancel = "erc3009-cancel"
-    /// An EIP-7702 authorization. Reserved: SignerKit does not sign authorizations yet, so no preview has
-    /// this kind today.
+    /// An EIP-7702 authorization. Reserved: SignerKit signs authorizations outside the dispatcher
+    /// (`PrehashSigner.signAuthorization(_:policy:)`), so no action preview has this kind today; a type-4
+    /// transaction lists its delegations in ``SigningPreview/delegations``.
     case eip7702Authorization = "eip7702-authorization"
     /// An EIP-4361 sign-in message.
     case siwe = "siwe"

@@ -46,6 +46,8 @@ public struct SigningPreview: Sendable, Hashable {
     public var descriptorIntent: String?
     /// What to look at twice.
     public var warnings: [PreviewWarning] = []
+    /// The EIP-7702 delegations a type-4 transaction sets, in list order.
+    public var delegations: [PreviewDelegation] = []
 
     /// A preview with only the routing facts; decoders fill the rest.
     public init(index: Int, chain: ChainID, chainName: String?, method: RpcMethod, account: Address, kind: PreviewKind)
@@ -104,6 +106,7 @@ public struct SigningPreview: Sendable, Hashable {
         if let selector { parts.append("selector \(Hex.encode(selector))") }
         if let deadline { parts.append("until \(Self.utcDate(deadline))") }
         if let message { parts.append("text \"\(message)\"") }
+        for delegation in delegations { parts.append(delegation.text) }
         for field in fields.prefix(8) { parts.append("\(field.label)=\(field.value)") }
         if fields.count > 8 { parts.append("… \(fields.count - 8) more fields") }
         if !parts.isEmpty { text += " " + parts.joined(separator: ", ") }
@@ -146,6 +149,7 @@ public struct SigningPreview: Sendable, Hashable {
             object["fields"] = .array(
                 fields.map { .object(JSONObject(["label": .string($0.label), "value": .string($0.value)])) })
         }
+        if !delegations.isEmpty { object["delegations"] = .array(delegations.map(\.json)) }
         object["warnings"] = .array(warnings.map { .string($0.rawValue) })
         return .object(object)
     }

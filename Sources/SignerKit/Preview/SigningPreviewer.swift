@@ -76,6 +76,7 @@ public struct SigningPreviewer: Sendable {
     {
         var preview = base
         preview.nativeValue = tx.value
+        preview.delegations = tx.authorizationList.map { PreviewDelegation($0, transactionChainId: chainId) }
         guard let to = tx.to else {
             preview.kind = .contractCreation
             return preview

@@ -78,12 +78,16 @@ enum ResultVerifier {
         if transaction.value != request.value { return "value \(transaction.value.decimalString) differs" }
         if transaction.data != request.data { return "data differs" }
         if transaction.accessList != request.accessList { return "accessList differs" }
+        if transaction.authorizationList != request.authorizationList { return "authorizationList differs" }
+        if request.type == .eip7702 && transaction.type != .eip7702 {
+            return "type \(transaction.type) is not \(request.type)"
+        }
         if let nonce = request.nonce, transaction.nonce != nonce { return "nonce \(transaction.nonce) differs" }
         if let gas = request.gasLimit, transaction.gasLimit != gas { return "gas \(transaction.gasLimit) differs" }
         switch transaction.type {
         case .legacy, .eip2930:
             if let gasPrice = request.gasPrice, transaction.gasFeeCap != gasPrice { return "gasPrice differs" }
-        case .eip1559:
+        case .eip1559, .eip7702:
             if let maxFee = request.maxFeePerGas, transaction.gasFeeCap != maxFee { return "maxFeePerGas differs" }
             if let tip = request.maxPriorityFeePerGas, transaction.gasTipCap != tip {
                 return "maxPriorityFeePerGas differs"
