@@ -100,7 +100,7 @@ SWIFT
 let checkDigests = [PersonalMessage.digest(parameter: "0x68656c6c6f"), try TypedData(jsonText: checkTypedData).digest()]
 guard signed.results.count == checkDigests.count else { fatalError("expected \(checkDigests.count) results: \(signed.results)") }
 for (result, digest) in zip(signed.results, checkDigests) {
-    let signer = try Secp256k1.recoverAddress(prehash: digest, signature: try RecoverableSignature(hex: result))
+    let signer = try ECDSA.recoverAddress(prehash: digest, signature: try RecoverableSignature(hex: result))
     guard signer == checkKey.address else { fatalError("\(result) was not signed by \(checkKey.address)") }
 }
 print("consumer-check: \(signed.results.count) results recover to \(checkKey.address)")
