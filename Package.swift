@@ -173,7 +173,7 @@ let package = Package(
             name: "SignerKitBenchmarks",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "CSecp256k1", "EIP712", "KeccakReference", "SignerKit",
-                "SoftwareSigner", "PKCS11Signer",
+                "SoftwareSigner", "PKCS11Signer", "SignerKitCommands",
             ],
             path: "Benchmarks/SignerKitBenchmarks",
             resources: [.copy("Fixtures")],

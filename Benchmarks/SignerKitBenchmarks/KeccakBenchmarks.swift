@@ -98,8 +98,8 @@ let keccakReferenceSelfCheck = SelfCheck(
     return nil
 }
 
-/// Deterministic SplitMix64 fill, so both permutation cases start from the same arbitrary-looking state.
-private func fillPseudoRandom(_ lanes: UnsafeMutableBufferPointer<UInt64>, seed: UInt64) {
+/// Deterministic SplitMix64 fill, so permutation cases start from the same arbitrary-looking state.
+func fillPseudoRandom(_ lanes: UnsafeMutableBufferPointer<UInt64>, seed: UInt64) {
     var state = seed
     for index in lanes.indices {
         state &+= 0x9E37_79B9_7F4A_7C15

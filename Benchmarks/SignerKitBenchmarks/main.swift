@@ -35,6 +35,7 @@ allBenchmarks += keccakBenchmarks()
 allBenchmarks += eip712Benchmarks()
 allBenchmarks += pkcs11Benchmarks()
 allBenchmarks += dispatcherBenchmarks()
+allBenchmarks += commandLineBenchmarks()
 
 var allSelfChecks: [SelfCheck] = []
 allSelfChecks.append(keccakReferenceSelfCheck)

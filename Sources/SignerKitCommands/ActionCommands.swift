@@ -31,6 +31,8 @@ enum ActionCommands {
             is the hash, and a reverted or unmined transaction exits 65 naming its hash. An action that follows
             an eth_sendTransaction of the same account is signed only once that transaction is mined with
             status 1. Without --rpc-url, transactions must be complete and eth_sendTransaction is refused.
+            --threads N actions are parsed, hashed and checked at once (default: the number of cores); the
+            output order is the action order whatever N is.
 
             \(TransactionSafetyOptions.details)
 
@@ -40,8 +42,8 @@ enum ActionCommands {
             """,
         synopsis:
             "--actions FILE|- \(SigningKeyOptions.synopsis) [--rpc-url URL] [--journal FILE] [--idempotency-key K] "
-            + "[--policy FILE]",
-        flags: [actionsFlag, rpcURLFlag] + TransactionSafetyOptions.flags + SigningKeyOptions.flags
+            + "[--policy FILE] [--threads N]",
+        flags: [actionsFlag, rpcURLFlag, ThreadsOption.flag] + TransactionSafetyOptions.flags + SigningKeyOptions.flags
             + PreviewOptions.signingFlags,
         run: run)
 
@@ -61,6 +63,7 @@ enum ActionCommands {
         var nodes: [ChainID: any EthereumNode] = [:]
         var configuration = DispatchConfiguration()
         configuration.previewer = previewer
+        configuration.resolutionWorkers = try ThreadsOption.count(options)
         if let url {
             // Refuse bad actions before touching the network.
             try await validate(actions, account: signer.address, policies: policies, previewer: previewer)

@@ -26,6 +26,16 @@ public protocol CommandIO: Sendable {
 
     /// The environment variables.
     var environment: [String: String] { get }
+
+    /// Whether ``readStandardInputLine()`` can return its next line (or the end) without waiting for
+    /// more input. Line-by-line commands hand the lines read so far to their workers before a read that
+    /// would wait, so results stream out as input trickles in.
+    func hasBufferedStandardInputLine() -> Bool
+}
+
+extension CommandIO {
+    /// `true`: an input that cannot tell is treated as always ready, so work is handed out in full chunks.
+    public func hasBufferedStandardInputLine() -> Bool { true }
 }
 
 /// Why standard input could not be read.
@@ -68,6 +78,11 @@ public final class StandardCommandIO: CommandIO {
             state.start = 0
             return rest
         }
+    }
+
+    /// Whether the buffer already holds a whole line, or fd 0 has ended.
+    public func hasBufferedStandardInputLine() -> Bool {
+        input.withLock { state in state.atEnd || state.buffer[state.start...].contains(0x0A) }
     }
 
     /// Reads fd 0 up to the next newline.

@@ -39,14 +39,12 @@ enum InputSource: Sendable, Equatable {
         try Self.text(readBytes(io: io), label: label)
     }
 
-    /// Successive lines of the source without their `\n`; a file is read at once, standard input
-    /// line by line.
+    /// Successive lines of the source without their `\n`, read as they are needed (a file of any size
+    /// is read with bounded memory).
     func lines(io: any CommandIO) throws(CommandFailure) -> LineReader {
         switch self {
-        case .file:
-            return LineReader(
-                preloaded: try readBytes(io: io).split(separator: 0x0A, omittingEmptySubsequences: false).map(
-                    Array.init))
+        case .file(let path):
+            return LineReader(file: DescriptorLineBuffer(descriptor: try FileAccess.openForReading(path), label: label))
         case .standardInput:
             return LineReader(io: io)
         }
@@ -63,45 +61,51 @@ enum InputSource: Sendable, Equatable {
     }
 }
 
-/// Lines from a file already in memory, or pulled from standard input one at a time.
+/// Lines of a file or of standard input, pulled one at a time.
 struct LineReader {
-    private var preloaded: [[UInt8]]?
-    private var position = 0
-    private let io: (any CommandIO)?
+    private enum Source {
+        case file(DescriptorLineBuffer)
+        case standardInput(any CommandIO)
+    }
 
-    /// Lines of a file already read; a final empty piece after the last newline is dropped.
-    init(preloaded lines: [[UInt8]]) {
-        var lines = lines
-        if lines.last?.isEmpty == true { lines.removeLast() }
-        preloaded = lines
-        io = nil
+    private let source: Source
+
+    /// Lines of an open file.
+    init(file: DescriptorLineBuffer) {
+        source = .file(file)
     }
 
     /// Lines of standard input.
     init(io: any CommandIO) {
-        preloaded = nil
-        self.io = io
+        source = .standardInput(io)
     }
 
     /// The next line (a trailing `\r` removed), or `nil` at the end.
-    mutating func next() throws(CommandFailure) -> [UInt8]? {
+    func next() throws(CommandFailure) -> [UInt8]? {
         var line: [UInt8]
-        if let preloaded {
-            guard position < preloaded.count else { return nil }
-            line = preloaded[position]
-            position += 1
-        } else if let io {
+        switch source {
+        case .file(let buffer):
+            guard let next = try buffer.next() else { return nil }
+            line = next
+        case .standardInput(let io):
             do {
                 guard let next = try io.readStandardInputLine() else { return nil }
                 line = next
             } catch {
                 throw .invalidInput("stdin: \(error)")
             }
-        } else {
-            return nil
         }
         if line.last == 0x0D { line.removeLast() }
         return line
+    }
+
+    /// Whether ``next()`` can answer without waiting for more input (so work on the lines read so far
+    /// need not wait either).
+    func hasBufferedLine() -> Bool {
+        switch source {
+        case .file(let buffer): buffer.hasBufferedLine()
+        case .standardInput(let io): io.hasBufferedStandardInputLine()
+        }
     }
 
     /// Whether a line holds nothing but spaces and tabs.

@@ -24,6 +24,17 @@ struct ParsedOptions: Sendable {
     /// The value of a non-repeatable option, or `nil` when absent.
     func value(_ flag: String) -> String? { values[flag]?.last }
 
+    /// The integer value of an option, or `nil` when absent.
+    ///
+    /// - Throws: 65 `<flag>: expected an integer in <range>` for anything else.
+    func integer(_ flag: String, in range: ClosedRange<Int64>) throws(CommandFailure) -> Int64? {
+        guard let text = value(flag) else { return nil }
+        guard let number = Int64(text), range.contains(number) else {
+            throw .invalidInput("\(flag): expected an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return number
+    }
+
     /// Every value of a repeatable option, in order.
     func allValues(_ flag: String) -> [String] { values[flag] ?? [] }
 

@@ -94,7 +94,7 @@ enum PayCommands {
         let baseURL = try url(options.value("--api-url"), flag: "--api-url") ?? PayClientConfiguration.productionURL
         let authentication = try authentication(context)
         let maxPollMs =
-            try integer(options.value("--max-poll-ms"), flag: "--max-poll-ms", range: 0...3_600_000) ?? 60_000
+            try options.integer("--max-poll-ms", in: 0...3_600_000) ?? 60_000
         let rpcURL = try url(options.value("--rpc-url"), flag: "--rpc-url")
         var collected: CollectedData?
         if let path = options.value("--collect-data") {
@@ -197,7 +197,7 @@ enum PayCommands {
     static func serveLocal(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         let given = context.options.values.keys.filter { !serveFlags.contains($0) }.sorted()
         if let flag = given.first { throw context.usageError("serve-local does not take \(flag)") }
-        let port = try integer(context.options.value("--port"), flag: "--port", range: 0...65_535) ?? 0
+        let port = try context.options.integer("--port", in: 0...65_535) ?? 0
         var node: (any EthereumNode)?
         if let rpcURL = try url(context.options.value("--rpc-url"), flag: "--rpc-url") {
             node = JSONRPCClient(url: rpcURL)
@@ -230,14 +230,6 @@ enum PayCommands {
             url.host != nil
         else { throw .invalidInput("\(flag): not an http(s) URL") }
         return url
-    }
-
-    static func integer(_ text: String?, flag: String, range: ClosedRange<Int64>) throws(CommandFailure) -> Int64? {
-        guard let text else { return nil }
-        guard let value = Int64(text), range.contains(value) else {
-            throw .invalidInput("\(flag): expected an integer in \(range.lowerBound)...\(range.upperBound)")
-        }
-        return value
     }
 }
 

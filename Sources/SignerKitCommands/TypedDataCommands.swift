@@ -13,66 +13,102 @@ enum TypedDataCommands {
         "hash", summary: "Print the EIP-712 digest of typed data as 0x-hex.",
         details: """
             With --jsonl, each non-blank input line is one typed-data JSON object and each gets one output
-            line: its digest, or "error: <message>". The exit status is then 1 if any line failed, else 0.
+            line: its digest, or "error: <message>". The exit status is then 1 if any line failed,
+            else 0. \(linesDetails)
             """,
         flags: [
             .flag("--json", help: "print {\"domainSeparator\",\"structHash\",\"digest\"} as one JSON line"),
-            .flag("--jsonl", help: "read one typed-data JSON object per line; print one result line each"),
+            jsonlFlag, ThreadsOption.flag,
         ],
         positionals: [TypedDataInput.positional],
         run: runHash)
 
-    /// `typed-data sign KEY-SOURCE [FILE|-]`.
+    /// `--jsonl`.
+    static let jsonlFlag = FlagSpec.flag(
+        "--jsonl", help: "read one typed-data JSON object per line; print one result line each")
+
+    /// How `--jsonl` input is worked on.
+    static let linesDetails = """
+        Lines are worked on by --threads workers (default: the number of cores); results are written in input
+        order as they are ready, so output streams while input is still being read, and memory stays bounded
+        for inputs of any size. Schemas seen before are not compiled again.
+        """
+
+    /// `typed-data sign KEY-SOURCE [--jsonl] [FILE|-]`.
     static let sign = Command.leaf(
         "sign", summary: "Sign the EIP-712 digest of typed data; print the 65-byte signature r‖s‖v (v = 27/28).",
-        details: SigningKeyOptions.details,
-        flags: SigningKeyOptions.flags,
+        details: """
+            With --jsonl, each non-blank input line is one typed-data JSON object and each gets one output
+            line: its signature, or "error: <message>". The exit status is then 1 if any line failed,
+            else 0. \(linesDetails)
+
+            \(SigningKeyOptions.details)
+            """,
+        flags: SigningKeyOptions.flags + [jsonlFlag, ThreadsOption.flag],
         positionals: [TypedDataInput.positional],
         run: runSign)
 
     /// Prints the digest, the three hashes as JSON, or one line per `--jsonl` input line.
     static func runHash(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         let json = context.options.has("--json")
-        let source = InputSource(positional: context.options.positional(0))
-        if context.options.has("--jsonl") {
-            return try hashLines(source, json: json, context: context)
+        if context.options.has(jsonlFlag.name) {
+            return try await eachLine(context) { text throws(CommandFailure) in
+                let hashes = try TypedDataInput.hashes(TypedDataInput.parse(text))
+                return json ? jsonText(hashes) : hashes.digest.hex
+            }
         }
+        try refuseThreadsWithoutLines(context)
         let hashes = try TypedDataInput.hashes(TypedDataInput.read(context))
         context.printLine(json ? jsonText(hashes) : hashes.digest.hex)
         return .success
     }
 
-    /// Hashes each non-blank line; a bad line prints `error: …` and makes the status 1.
-    static func hashLines(_ source: InputSource, json: Bool, context: CommandContext) throws(CommandFailure) -> ExitCode
-    {
-        var lines = try source.lines(io: context.io)
-        var anyFailed = false
-        var lineNumber = 0
-        while let line = try lines.next() {
-            lineNumber += 1
-            if LineReader.isBlank(line) { continue }
-            let output: String
-            do throws(CommandFailure) {
-                let text = try InputSource.text(line, label: "line \(lineNumber)")
-                let hashes = try TypedDataInput.hashes(TypedDataInput.parse(text))
-                output = json ? jsonText(hashes) : hashes.digest.hex
-            } catch {
-                anyFailed = true
-                output = "error: \(TextSafety.singleLine(error.message))"
-            }
-            context.printLine(output)
-        }
-        return anyFailed ? .failure : .success
-    }
-
-    /// Signs the digest with the key from ``loadSigningKey(_:io:)``.
+    /// Signs the digest with the key from ``loadSigningKey(_:io:)``, or that of every `--jsonl` line.
     static func runSign(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         try SigningKeyOptions.checkPresent(context.options)
+        if context.options.has(jsonlFlag.name) {
+            let signer = try await loadSigningKey(context.options, io: context.io)
+            return try await eachLine(context) { text throws(CommandFailure) in
+                let hashes = try TypedDataInput.hashes(TypedDataInput.parse(text))
+                return try await SignerKitCommands.sign(hashes.digest, with: signer).hex
+            }
+        }
+        try refuseThreadsWithoutLines(context)
         let hashes = try TypedDataInput.hashes(TypedDataInput.read(context))
         let signer = try await loadSigningKey(context.options, io: context.io)
         let signature = try await SignerKitCommands.sign(hashes.digest, with: signer)
         context.printLine(signature.hex)
         return .success
+    }
+
+    /// Runs `answer` on the text of each non-blank input line (`--threads` at once) and prints the
+    /// answers in input order; a failing line prints `error: …` and makes the status 1.
+    static func eachLine(
+        _ context: CommandContext, answer: @escaping @Sendable (String) async throws(CommandFailure) -> String
+    ) async throws(CommandFailure) -> ExitCode {
+        let pipeline = OrderedLinePipeline(workers: try ThreadsOption.count(context.options))
+        let source = InputSource(positional: context.options.positional(0))
+        let io = context.io
+        let anyFailed = try await pipeline.run(source.lines(io: io)) { line in
+            if LineReader.isBlank(line.bytes) { return LineOutcome(text: nil, failed: false) }
+            let label = "line \(line.number)"
+            do throws(CommandFailure) {
+                return LineOutcome(
+                    text: try await answer(try InputSource.text(line.bytes, label: label)), failed: false)
+            } catch {
+                return LineOutcome(text: "error: \(TextSafety.singleLine(error.message))", failed: true)
+            }
+        } emit: { text in
+            io.writeStandardOutput(text)
+        }
+        return anyFailed ? .failure : .success
+    }
+
+    /// `--threads` only means something with `--jsonl`.
+    static func refuseThreadsWithoutLines(_ context: CommandContext) throws(CommandFailure) {
+        if context.options.has(ThreadsOption.flag.name) {
+            throw context.usageError("--threads needs --jsonl")
+        }
     }
 
     /// `{"domainSeparator":"0x…","structHash":"0x…","digest":"0x…"}`.

@@ -25,6 +25,10 @@ public struct DispatchConfiguration: Sendable {
     /// deadlines are judged against). Previews are computed when actions are resolved, before policies.
     public var previewer: SigningPreviewer = SigningPreviewer()
 
+    /// How many actions are resolved (parsed, hashed, previewed and checked) at once in a larger batch, or
+    /// `nil` for one per active core. Results are in action order whatever the number.
+    public var resolutionWorkers: Int?
+
     /// The defaults: dependent actions ordered, transactions confirmed, receipts awaited up to two minutes
     /// (polled every half second), no journal.
     public init(

@@ -135,7 +135,9 @@ public final class RpcDispatcher: Sendable {
 
     /// Resolves, routes and checks every action (concurrently for larger batches); nothing is signed here.
     func prepare(_ actions: [WalletRpcAction]) async throws(DispatchError) -> [(ResolvedRequest, any WalletRpcSigner)] {
-        if actions.count < 4 {
+        let workers = min(
+            actions.count, max(1, configuration.resolutionWorkers ?? ProcessInfo.processInfo.activeProcessorCount))
+        if actions.count < 4 || workers == 1 {
             var prepared: [(ResolvedRequest, any WalletRpcSigner)] = []
             for (index, action) in actions.enumerated() { prepared.append(try prepare(action, index: index)) }
             return prepared
@@ -143,7 +145,6 @@ public final class RpcDispatcher: Sendable {
         // Resolution is CPU work (parsing, EIP-712 hashing): one worker per core claims actions by index,
         // rather than one task per action.
         let cursor = ResolutionCursor()
-        let workers = min(actions.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
         let results = await withTaskGroup(of: [ResolutionOutcome].self) { group in
             for _ in 0..<workers {
                 group.addTask {

@@ -1,0 +1,82 @@
+import SignerKitSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Lines read from an open file descriptor through one 64 KiB buffer, so a file of any size is read
+/// with bounded memory (a line is never longer in memory than itself plus the buffer). The descriptor
+/// is closed when the buffer is released.
+final class DescriptorLineBuffer {
+    private let descriptor: Int32
+    private let label: String
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+    /// Where the next line ends, when ``hasBufferedLine()`` has already found it.
+    private var knownNewline: Int?
+    private static let readSize = 65_536
+
+    /// Takes ownership of `descriptor`; `label` names the source in errors.
+    init(descriptor: Int32, label: String) {
+        self.descriptor = descriptor
+        self.label = label
+    }
+
+    deinit { close(descriptor) }
+
+    /// Whether the next line is already in the buffer, so ``next()`` will not wait for the file.
+    func hasBufferedLine() -> Bool {
+        if atEnd || knownNewline != nil { return true }
+        knownNewline = buffer[start...].firstIndex(of: 0x0A)
+        return knownNewline != nil
+    }
+
+    /// The next line without its `\n`, or `nil` at the end; a last line without a terminator is
+    /// still returned.
+    ///
+    /// - Throws: 65 `<label>: <errno text>` when reading fails.
+    func next() throws(CommandFailure) -> [UInt8]? {
+        var searchFrom = start
+        while true {
+            if let newline = knownNewline ?? buffer[searchFrom...].firstIndex(of: 0x0A) {
+                knownNewline = nil
+                let line = Array(buffer[start..<newline])
+                start = newline + 1
+                return line
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                let line = Array(buffer[start...])
+                start = buffer.count
+                return line
+            }
+            // Keep only the unfinished line before reading more.
+            if start > 0 {
+                buffer.removeSubrange(0..<start)
+                start = 0
+            }
+            searchFrom = buffer.count
+            try fill()
+        }
+    }
+
+    /// Appends one `read(2)` of up to 64 KiB, or marks the end.
+    private func fill() throws(CommandFailure) {
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: Self.readSize))
+        let result = buffer.withUnsafeMutableBytes { bytes in
+            POSIXIO.readOnce(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
+        }
+        switch result {
+        case .success(let count):
+            buffer.removeLast(Self.readSize - count)
+            if count == 0 { atEnd = true }
+        case .failure(let error):
+            buffer.removeLast(Self.readSize)
+            throw .invalidInput("\(label): \(error)")
+        }
+    }
+}
