@@ -169,11 +169,13 @@ let package = Package(
             path: "Benchmarks/KeccakReference",
             cSettings: [.unsafeFlags(["-O3"])]
         ),
+        // The second C baseline: lane complementing (scripts/gen_keccak_complemented.py), CKeccak's flags.
+        .target(name: "KeccakComplemented", path: "Benchmarks/KeccakComplemented"),
         .executableTarget(
             name: "SignerKitBenchmarks",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "CSecp256k1", "EIP712", "KeccakReference", "SignerKit",
-                "SoftwareSigner", "PKCS11Signer", "SignerKitCommands",
+                "SoftwareSigner", "PKCS11Signer", "SignerKitCommands", "KeccakComplemented",
             ],
             path: "Benchmarks/SignerKitBenchmarks",
             resources: [.copy("Fixtures")],
@@ -239,7 +241,7 @@ let package = Package(
             name: "RedirectSignerTests",
             dependencies: [
                 "RedirectSigner", "RedirectSignerTesting", "SignerKit", "SoftwareSigner", "Secp256k1",
-                "EthereumPrimitives", "SignerKitTestSupport",
+                "EthereumPrimitives", "SignerKitHTTP", "SignerKitTestSupport",
             ],
             swiftSettings: strictSwift
         ),

@@ -1,10 +1,15 @@
 import EthereumPrimitives
+import KeccakComplemented
 import KeccakReference
 
 /// Names of the Keccak cases that other files refer to (as a baseline or as the perm-eq reference).
 enum KeccakCase {
     /// The plain textbook C permutation at -O3 — the unit every other case is expressed in.
     static let referencePermutation = "keccak-f1600 (C reference -O3)"
+    /// The lane-complementing C permutation, built with CKeccak's flags.
+    static let complementedPermutation = "keccak-f1600 (C lane-complementing)"
+    /// SignerKit against the lane-complementing C permutation.
+    static let signerKitVsComplemented = "keccak-f1600 (SignerKit) vs lane-complementing C"
     /// SignerKit's own permutation (`KeccakF1600.permute`, Sources/CKeccak).
     static let signerKitPermutation = "keccak-f1600 (SignerKit)"
 }
@@ -16,8 +21,10 @@ enum KeccakCase {
 func keccakBenchmarks() -> [Benchmark] {
     let referenceLanes = ScratchBuffer<UInt64>(repeating: 0, count: 25)
     let signerKitLanes = ScratchBuffer<UInt64>(repeating: 0, count: 25)
+    let complementedLanes = ScratchBuffer<UInt64>(repeating: 0, count: 25)
     fillPseudoRandom(referenceLanes.buffer, seed: 1)
     fillPseudoRandom(signerKitLanes.buffer, seed: 1)
+    fillPseudoRandom(complementedLanes.buffer, seed: 1)
 
     return [
         // Each iteration permutes the previous output, so iterations form a dependency chain (latency).
@@ -29,6 +36,20 @@ func keccakBenchmarks() -> [Benchmark] {
         Benchmark(
             name: KeccakCase.signerKitPermutation, group: "keccak", baseline: KeccakCase.referencePermutation,
             unitsPerIteration: 1
+        ) { iterations in
+            let lanes = signerKitLanes.pointer
+            for _ in 0..<iterations { KeccakF1600.permute(lanes) }
+            blackHole(lanes.pointee)
+        },
+        Benchmark(
+            name: KeccakCase.complementedPermutation, group: "keccak", baseline: KeccakCase.referencePermutation
+        ) { iterations in
+            let lanes = complementedLanes.pointer
+            for _ in 0..<iterations { lc_keccakf1600(lanes) }
+            blackHole(lanes.pointee)
+        },
+        Benchmark(
+            name: KeccakCase.signerKitVsComplemented, group: "keccak", baseline: KeccakCase.complementedPermutation
         ) { iterations in
             let lanes = signerKitLanes.pointer
             for _ in 0..<iterations { KeccakF1600.permute(lanes) }
@@ -57,10 +78,10 @@ private func keccak256Benchmark(length: Int) -> Benchmark {
     }
 }
 
-/// Checks the C reference against known answers and against `KeccakF1600.permute` on several states,
-/// so neither side of the "SignerKit vs reference" ratio is timing a wrong permutation.
+/// Checks the C reference against known answers, and `KeccakF1600.permute` and the lane-complementing C
+/// permutation against it on several states, so no side of a ratio is timing a wrong permutation.
 let keccakReferenceSelfCheck = SelfCheck(
-    name: "Keccak-f[1600] C reference == KeccakF1600.permute"
+    name: "Keccak-f[1600] C reference == KeccakF1600.permute == lane-complementing C"
 ) {
     // Known answer: Keccak-f[1600] of the all-zero state (lanes 0 and 24).
     var zero = [UInt64](repeating: 0, count: 25)
@@ -84,14 +105,22 @@ let keccakReferenceSelfCheck = SelfCheck(
     for (label, lanes) in starts {
         var reference = lanes
         var signerKit = lanes
+        var complemented = lanes
         for round in 1...3 {
             reference.withUnsafeMutableBufferPointer { lanes in
                 if let base = lanes.baseAddress { ref_keccakf1600(base) }
+            }
+            complemented.withUnsafeMutableBufferPointer { lanes in
+                if let base = lanes.baseAddress { lc_keccakf1600(base) }
             }
             KeccakF1600.permute(&signerKit)
             if let lane = (0..<25).first(where: { reference[$0] != signerKit[$0] }) {
                 return "\(label), permutation #\(round): lane \(lane) differs "
                     + "(reference \(hex(reference[lane])), SignerKit \(hex(signerKit[lane])))"
+            }
+            if let lane = (0..<25).first(where: { reference[$0] != complemented[$0] }) {
+                return "\(label), permutation #\(round): lane \(lane) differs "
+                    + "(reference \(hex(reference[lane])), lane-complementing \(hex(complemented[lane])))"
             }
         }
     }

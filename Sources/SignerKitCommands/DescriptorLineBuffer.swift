@@ -30,7 +30,7 @@ final class DescriptorLineBuffer {
     /// Whether the next line is already in the buffer, so ``next()`` will not wait for the file.
     func hasBufferedLine() -> Bool {
         if atEnd || knownNewline != nil { return true }
-        knownNewline = buffer[start...].firstIndex(of: 0x0A)
+        knownNewline = newline(from: start)
         return knownNewline != nil
     }
 
@@ -41,7 +41,7 @@ final class DescriptorLineBuffer {
     func next() throws(CommandFailure) -> [UInt8]? {
         var searchFrom = start
         while true {
-            if let newline = knownNewline ?? buffer[searchFrom...].firstIndex(of: 0x0A) {
+            if let newline = knownNewline ?? newline(from: searchFrom) {
                 knownNewline = nil
                 let line = Array(buffer[start..<newline])
                 start = newline + 1
@@ -60,6 +60,17 @@ final class DescriptorLineBuffer {
             }
             searchFrom = buffer.count
             try fill()
+        }
+    }
+
+    /// The index of the first `\n` at or after `index` (memchr), or `nil`.
+    private func newline(from index: Int) -> Int? {
+        guard index < buffer.count else { return nil }
+        return buffer.withUnsafeBytes { bytes -> Int? in
+            guard let base = bytes.baseAddress, let found = memchr(base + index, 0x0A, bytes.count - index) else {
+                return nil
+            }
+            return base.distance(to: UnsafeRawPointer(found))
         }
     }
 

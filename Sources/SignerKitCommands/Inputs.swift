@@ -134,6 +134,16 @@ enum TypedDataInput {
         do { return try TypedData(jsonText: text) } catch { throw .invalidInput(error.description) }
     }
 
+    /// Parses one line of `--jsonl` input: the bytes straight into the JSON parser (which checks UTF-8
+    /// itself); when that fails, the line goes the way of a document (byte-order mark dropped, UTF-8
+    /// checked, then parsed), so errors read the same.
+    static func parse(line: [UInt8], number: Int) throws(CommandFailure) -> TypedData {
+        if let document = try? JSONDocument(bytes: line) {
+            do { return try TypedData(json: document.root) } catch { throw .invalidInput(error.description) }
+        }
+        return try parse(InputSource.text(line, label: "line \(number)"))
+    }
+
     /// Domain separator, struct hash and digest.
     static func hashes(_ typedData: TypedData) throws(CommandFailure) -> TypedDataHashes {
         do { return try typedData.hashes() } catch { throw .invalidInput(error.description) }

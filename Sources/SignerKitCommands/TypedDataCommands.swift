@@ -52,8 +52,8 @@ enum TypedDataCommands {
     static func runHash(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         let json = context.options.has("--json")
         if context.options.has(jsonlFlag.name) {
-            return try await eachLine(context) { text throws(CommandFailure) in
-                let hashes = try TypedDataInput.hashes(TypedDataInput.parse(text))
+            return try await eachLine(context) { (line, number) throws(CommandFailure) in
+                let hashes = try TypedDataInput.hashes(TypedDataInput.parse(line: line, number: number))
                 return json ? jsonText(hashes) : hashes.digest.hex
             }
         }
@@ -68,8 +68,8 @@ enum TypedDataCommands {
         try SigningKeyOptions.checkPresent(context.options)
         if context.options.has(jsonlFlag.name) {
             let signer = try await loadSigningKey(context.options, io: context.io)
-            return try await eachLine(context) { text throws(CommandFailure) in
-                let hashes = try TypedDataInput.hashes(TypedDataInput.parse(text))
+            return try await eachLine(context) { (line, number) throws(CommandFailure) in
+                let hashes = try TypedDataInput.hashes(TypedDataInput.parse(line: line, number: number))
                 return try await SignerKitCommands.sign(hashes.digest, with: signer).hex
             }
         }
@@ -81,20 +81,19 @@ enum TypedDataCommands {
         return .success
     }
 
-    /// Runs `answer` on the text of each non-blank input line (`--threads` at once) and prints the
-    /// answers in input order; a failing line prints `error: …` and makes the status 1.
+    /// Runs `answer` on each non-blank input line (its bytes and its number; `--threads` at once)
+    /// and prints the answers in input order; a failing line prints `error: …` and makes the status 1.
     static func eachLine(
-        _ context: CommandContext, answer: @escaping @Sendable (String) async throws(CommandFailure) -> String
+        _ context: CommandContext,
+        answer: @escaping @Sendable ([UInt8], Int) async throws(CommandFailure) -> String
     ) async throws(CommandFailure) -> ExitCode {
         let pipeline = OrderedLinePipeline(workers: try ThreadsOption.count(context.options))
         let source = InputSource(positional: context.options.positional(0))
         let io = context.io
         let anyFailed = try await pipeline.run(source.lines(io: io)) { line in
             if LineReader.isBlank(line.bytes) { return LineOutcome(text: nil, failed: false) }
-            let label = "line \(line.number)"
             do throws(CommandFailure) {
-                return LineOutcome(
-                    text: try await answer(try InputSource.text(line.bytes, label: label)), failed: false)
+                return LineOutcome(text: try await answer(line.bytes, line.number), failed: false)
             } catch {
                 return LineOutcome(text: "error: \(TextSafety.singleLine(error.message))", failed: true)
             }

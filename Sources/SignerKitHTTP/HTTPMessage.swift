@@ -40,6 +40,10 @@ public struct HTTPRequest: Sendable {
     /// When set, the connection goes to this Unix-domain socket instead of the URL's host and port (the
     /// URL's host is then only the `Host` header); `nil` for TCP.
     public var unixSocketPath: String? = nil
+    /// Whether a 3xx answer is returned as a response (with its `Location`) instead of
+    /// ``HTTPError/redirectRefused(status:locationHost:)``. Never followed either way. For the package's
+    /// own tests, which play a browser.
+    package var deliversRedirects = false
 
     /// A request that must be over by `deadline`.
     public init(
@@ -67,7 +71,8 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-/// A complete HTTP answer (never a 3xx: those are ``HTTPError/redirectRefused(status:locationHost:)``).
+/// A complete HTTP answer (never a 3xx: those are ``HTTPError/redirectRefused(status:locationHost:)``,
+/// unless the request asked for them).
 public struct HTTPResponse: Sendable, Equatable {
     /// The status code.
     public var status: Int

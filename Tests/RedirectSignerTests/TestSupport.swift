@@ -3,6 +3,7 @@ import Foundation
 import RedirectSigner
 import RedirectSignerTesting
 import SignerKit
+import SignerKitHTTP
 import SignerKitTestSupport
 import SoftwareSigner
 import Synchronization
@@ -27,35 +28,43 @@ struct FetchResult: Sendable {
     let finalURL: String
 }
 
-/// HTTP through URLSession (redirects followed), with no caching or cookies.
+/// HTTP as a browser does it, over the project's libcurl transport: redirects followed (up to five; a
+/// 302 or 303 after a POST becomes a GET), no caching or cookies, every request bounded by 60 s.
 enum HTTPClient {
-    static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = 30
-        return URLSession(configuration: configuration)
-    }()
-
     static func get(_ url: String) async throws -> FetchResult {
-        guard let target = URL(string: url) else { throw TestFailure("not a URL: \(url)") }
-        let (data, response) = try await session.data(from: target)
-        let http = response as? HTTPURLResponse
-        return FetchResult(
-            status: http?.statusCode ?? 0, body: String(decoding: data, as: UTF8.self),
-            finalURL: http?.url?.absoluteString ?? url)
+        try await fetch(method: "GET", url, body: nil, headers: [])
     }
 
     static func post(_ url: String, form: String) async throws -> FetchResult {
-        guard let target = URL(string: url) else { throw TestFailure("not a URL: \(url)") }
-        var request = URLRequest(url: target)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(form.utf8)
-        let (data, response) = try await session.data(for: request)
-        let http = response as? HTTPURLResponse
-        return FetchResult(
-            status: http?.statusCode ?? 0, body: String(decoding: data, as: UTF8.self),
-            finalURL: http?.url?.absoluteString ?? url)
+        try await fetch(
+            method: "POST", url, body: Array(form.utf8),
+            headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")])
+    }
+
+    private static func fetch(method: String, _ url: String, body: [UInt8]?, headers: [HTTPHeader]) async throws
+        -> FetchResult
+    {
+        var method = method
+        var body = body
+        var headers = headers
+        var current = url
+        for _ in 0...5 {
+            guard let target = URL(string: current) else { throw TestFailure("not a URL: \(current)") }
+            var request = HTTPRequest(method: method, url: target, headers: headers, body: body, timeout: .seconds(60))
+            request.deliversRedirects = true
+            let response = try await CurlHTTPTransport.shared.send(request)
+            guard (300..<400).contains(response.status), let location = response.header("Location") else {
+                return FetchResult(
+                    status: response.status, body: String(decoding: response.body, as: UTF8.self), finalURL: current)
+            }
+            current = URL(string: location, relativeTo: target)?.absoluteString ?? location
+            if method == "POST" && response.status != 307 && response.status != 308 {
+                method = "GET"
+                body = nil
+                headers = []
+            }
+        }
+        throw TestFailure("more than five redirects from \(url)")
     }
 }
 

@@ -225,7 +225,7 @@ final class CurlTransfer: @unchecked Sendable {
         var status = 0
         _ = sk_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         guard status >= 100 else { return .failure(.outcomeUnknown("no HTTP status line")) }
-        if (300..<400).contains(status) {
+        if (300..<400).contains(status) && !request.deliversRedirects {
             let location = headers.last { $0.name == "location" }?.value
             let host = location.map { text in
                 URL(string: text, relativeTo: request.url)?.host ?? text
