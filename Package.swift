@@ -169,7 +169,7 @@ let package = Package(
             path: "Benchmarks/KeccakReference",
             cSettings: [.unsafeFlags(["-O3"])]
         ),
-        // The second C baseline: lane complementing (scripts/gen_keccak_complemented.py), CKeccak's flags.
+        // The second C baseline: CKeccak's lane-complementing permutation compiled apart (scripts/gen_keccak.py).
         .target(name: "KeccakComplemented", path: "Benchmarks/KeccakComplemented"),
         .executableTarget(
             name: "SignerKitBenchmarks",

@@ -1,5 +1,6 @@
 // Keccak-f[1600] and Keccak-256 with Ethereum's original padding (0x01 ... 0x80).
-// The round body between the GENERATED markers comes from scripts/gen_keccak_round.py.
+// The permutation between the GENERATED PERMUTATION markers comes from scripts/gen_keccak.py (lane
+// complementing: one NOT per row of chi); the benchmarks compile the same code apart as a C baseline.
 #include "keccak.h"
 
 #include <string.h>
@@ -15,36 +16,38 @@ static const uint64_t kRoundConstants[24] = {
     0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
 };
 
-void sk_keccakf1600(uint64_t st[25]) {
+// GENERATED PERMUTATION BEGIN (scripts/gen_keccak.py)
+// The lanes [(0, 4), (1, 0), (2, 0), (2, 2), (2, 3), (3, 1)] (x, y) are kept complemented between rounds, so chi needs one NOT per row.
+void sk_keccakf1600(uint64_t *st) {
     uint64_t a00 = st[0];
-    uint64_t a10 = st[1];
-    uint64_t a20 = st[2];
+    uint64_t a10 = ~st[1];
+    uint64_t a20 = ~st[2];
     uint64_t a30 = st[3];
     uint64_t a40 = st[4];
     uint64_t a01 = st[5];
     uint64_t a11 = st[6];
     uint64_t a21 = st[7];
-    uint64_t a31 = st[8];
+    uint64_t a31 = ~st[8];
     uint64_t a41 = st[9];
     uint64_t a02 = st[10];
     uint64_t a12 = st[11];
-    uint64_t a22 = st[12];
+    uint64_t a22 = ~st[12];
     uint64_t a32 = st[13];
     uint64_t a42 = st[14];
     uint64_t a03 = st[15];
     uint64_t a13 = st[16];
-    uint64_t a23 = st[17];
+    uint64_t a23 = ~st[17];
     uint64_t a33 = st[18];
     uint64_t a43 = st[19];
-    uint64_t a04 = st[20];
+    uint64_t a04 = ~st[20];
     uint64_t a14 = st[21];
     uint64_t a24 = st[22];
     uint64_t a34 = st[23];
     uint64_t a44 = st[24];
     uint64_t c0, c1, c2, c3, c4, d0, d1, d2, d3, d4;
     uint64_t b00, b10, b20, b30, b40, b01, b11, b21, b31, b41, b02, b12, b22, b32, b42, b03, b13, b23, b33, b43, b04, b14, b24, b34, b44;
+    uint64_t n0, n1, n2, n3, n4;
     for (int round = 0; round < 24; round++) {
-        // GENERATED BEGIN
         c0 = a00 ^ a01 ^ a02 ^ a03 ^ a04;
         c1 = a10 ^ a11 ^ a12 ^ a13 ^ a14;
         c2 = a20 ^ a21 ^ a22 ^ a23 ^ a24;
@@ -80,60 +83,65 @@ void sk_keccakf1600(uint64_t st[25]) {
         b24 = ROL64((a42 ^ d4), 39);
         b32 = ROL64((a43 ^ d4), 8);
         b40 = ROL64((a44 ^ d4), 14);
-        a00 = b00 ^ (~b10 & b20);
-        a10 = b10 ^ (~b20 & b30);
-        a20 = b20 ^ (~b30 & b40);
-        a30 = b30 ^ (~b40 & b00);
-        a40 = b40 ^ (~b00 & b10);
-        a01 = b01 ^ (~b11 & b21);
-        a11 = b11 ^ (~b21 & b31);
-        a21 = b21 ^ (~b31 & b41);
-        a31 = b31 ^ (~b41 & b01);
-        a41 = b41 ^ (~b01 & b11);
-        a02 = b02 ^ (~b12 & b22);
-        a12 = b12 ^ (~b22 & b32);
-        a22 = b22 ^ (~b32 & b42);
-        a32 = b32 ^ (~b42 & b02);
-        a42 = b42 ^ (~b02 & b12);
-        a03 = b03 ^ (~b13 & b23);
-        a13 = b13 ^ (~b23 & b33);
-        a23 = b23 ^ (~b33 & b43);
-        a33 = b33 ^ (~b43 & b03);
-        a43 = b43 ^ (~b03 & b13);
-        a04 = b04 ^ (~b14 & b24);
-        a14 = b14 ^ (~b24 & b34);
-        a24 = b24 ^ (~b34 & b44);
-        a34 = b34 ^ (~b44 & b04);
-        a44 = b44 ^ (~b04 & b14);
-        // GENERATED END
+        n2 = ~b20;
+        a00 = b00 ^ (b10 | b20);
+        a10 = b10 ^ (n2 | b30);
+        a20 = b20 ^ (b30 & b40);
+        a30 = b30 ^ (b40 | b00);
+        a40 = b40 ^ (b00 & b10);
+        n4 = ~b41;
+        a01 = b01 ^ (b11 | b21);
+        a11 = b11 ^ (b21 & b31);
+        a21 = b21 ^ (b31 | n4);
+        a31 = b31 ^ (b41 | b01);
+        a41 = b41 ^ (b01 & b11);
+        n3 = ~b32;
+        a02 = b02 ^ (b12 | b22);
+        a12 = b12 ^ (b22 & b32);
+        a22 = b22 ^ (n3 & b42);
+        a32 = n3 ^ (b42 | b02);
+        a42 = b42 ^ (b02 & b12);
+        n3 = ~b33;
+        a03 = b03 ^ (b13 & b23);
+        a13 = b13 ^ (b23 | b33);
+        a23 = b23 ^ (n3 | b43);
+        a33 = n3 ^ (b43 & b03);
+        a43 = b43 ^ (b03 | b13);
+        n1 = ~b14;
+        a04 = b04 ^ (n1 & b24);
+        a14 = n1 ^ (b24 | b34);
+        a24 = b24 ^ (b34 & b44);
+        a34 = b34 ^ (b44 | b04);
+        a44 = b44 ^ (b04 & b14);
         a00 ^= kRoundConstants[round];
     }
     st[0] = a00;
-    st[1] = a10;
-    st[2] = a20;
+    st[1] = ~a10;
+    st[2] = ~a20;
     st[3] = a30;
     st[4] = a40;
     st[5] = a01;
     st[6] = a11;
     st[7] = a21;
-    st[8] = a31;
+    st[8] = ~a31;
     st[9] = a41;
     st[10] = a02;
     st[11] = a12;
-    st[12] = a22;
+    st[12] = ~a22;
     st[13] = a32;
     st[14] = a42;
     st[15] = a03;
     st[16] = a13;
-    st[17] = a23;
+    st[17] = ~a23;
     st[18] = a33;
     st[19] = a43;
-    st[20] = a04;
+    st[20] = ~a04;
     st[21] = a14;
     st[22] = a24;
     st[23] = a34;
     st[24] = a44;
 }
+// GENERATED PERMUTATION END
 
 static inline uint64_t load_le64(const uint8_t *p) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
