@@ -25,7 +25,8 @@ func commandLineBenchmarks() -> [Benchmark] {
     let cores = 2
     let referenceLanes = ScratchBuffer<UInt64>(repeating: 0, count: 25 * cores)
     fillPseudoRandom(referenceLanes.buffer, seed: 3)
-    let lanes = SendablePointer(referenceLanes.pointer)
+    // The closures hold the buffer itself, which keeps it alive as long as they are.
+    let lanes = SharedLanes(referenceLanes)
     return [
         Benchmark(
             name: CommandLineCase.oneThread, group: "cli", baseline: EIP712Case.fromJSON,
@@ -100,10 +101,11 @@ private func cleanUpBenchmarkFiles() {
     try? FileManager.default.removeItem(atPath: path)
 }
 
-/// A pointer the concurrent reference loop may share (each thread uses its own 25 lanes).
-private struct SendablePointer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<UInt64>
-    init(_ pointer: UnsafeMutablePointer<UInt64>) { self.pointer = pointer }
+/// The reference loops' lanes, shared by the two threads of the concurrent loop (each uses its own 25).
+private struct SharedLanes: @unchecked Sendable {
+    let storage: ScratchBuffer<UInt64>
+    init(_ storage: ScratchBuffer<UInt64>) { self.storage = storage }
+    var pointer: UnsafeMutablePointer<UInt64> { storage.pointer }
 }
 
 /// Standard output counted and discarded; no standard input.
