@@ -107,18 +107,24 @@ struct CurlTransportTests {
         }
         #expect(error == .timeout(requestSent: true))
         var elapsed = started.duration(to: clock.now)
-        // Bounds far from the limits: a loaded CI machine is slow, but nowhere near the 60 s timeout.
-        #expect(elapsed >= .milliseconds(550) && elapsed < .seconds(20), "\(elapsed)")
+        // Bounds far from the limits: a loaded CI machine is slow (a busy cooperative pool resumes the
+        // caller late), but nowhere near the 120 s timeout below.
+        #expect(elapsed >= .milliseconds(550) && elapsed < .seconds(45), "\(elapsed)")
 
-        started = clock.now
+        // Cancelled once the server holds the request: the outcome is "sent", and it ends at once.
+        let seenBefore = try await server.requests().count
         let task = Task { () async throws(HTTPError) -> HTTPResponse in
-            try await transport.send(try! request(server, "/hang", timeout: .seconds(60)))
+            try await transport.send(try! request(server, "/hang", timeout: .seconds(120)))
         }
-        try await Task.sleep(for: .milliseconds(300))
+        let waitLimit = clock.now.advanced(by: .seconds(60))
+        while try await server.requests().count == seenBefore, clock.now < waitLimit {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        started = clock.now
         task.cancel()
         let result = await task.result
         elapsed = started.duration(to: clock.now)
-        #expect(elapsed < .seconds(20), "\(elapsed)")
+        #expect(elapsed < .seconds(45), "\(elapsed)")
         guard case .failure(let failure) = result else {
             Issue.record("expected cancelled, got \(result)"); return
         }

@@ -67,7 +67,7 @@ struct PayFaultTests {
         let started = clock.now
         let final = try await setup.client.confirmPayment(paymentId: setup.id, optionId: option, signed: signed)
         #expect(final.status == .succeeded)
-        #expect(started.duration(to: clock.now) < .seconds(30))  // 2 s request timeouts, room for a loaded machine
+        #expect(started.duration(to: clock.now) < .seconds(90))  // 2 s request timeouts, room for a loaded machine
         #expect(try await setup.seen("/confirm").count == 1, "\(rule.action)")
         #expect(setup.service.confirmationCount(paymentId: setup.id) == 1)
         #expect(try await setup.seen("/status").count >= 1)
@@ -118,7 +118,7 @@ struct PayFaultTests {
         }
         let elapsed = started.duration(to: clock.now)
         #expect(error == .pollingTimedOut(lastStatus: .processing))
-        #expect(elapsed < .seconds(30), "\(elapsed)")  // the CLI test holds the 15 s contract
+        #expect(elapsed < .seconds(60), "\(elapsed)")  // the CLI test holds the 15 s contract
     }
 
     @Test("500/503 then success, Retry-After 1e16 capped, truncated bodies retried for reads")
@@ -137,8 +137,8 @@ struct PayFaultTests {
         #expect(options.options.count == 1)
         let info = try await setup.client.payment(paymentId: setup.id)
         #expect(info.status == .requiresAction)
-        // Capped waits (400 ms here), not 1e16 s; the bound is generous for a loaded machine.
-        #expect(started.duration(to: clock.now) < .seconds(30))
+        // Capped waits (400 ms here), not 1e16 s or the year 9999; the bound is generous for a loaded machine.
+        #expect(started.duration(to: clock.now) < .seconds(120))
         #expect(try await setup.seen("/options").count == 3)
         #expect(try await setup.proxy.requests().filter { $0.method == "GET" }.count == 4)
     }
