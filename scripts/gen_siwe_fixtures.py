@@ -8,8 +8,7 @@ statement, an empty request id and an empty resource list.
 
 Run once with the EVM venv's python (eth-account installed) and commit the output; tests never run Python:
     /work/main/.build/evm-venv/bin/python scripts/gen_siwe_fixtures.py
-It writes Tests/SignerKitTests/Fixtures/siwe_signed.jsonl and the same file under
-Tests/SignerKitCommandsTests/Fixtures/.
+It writes Tests/SignerKitTestSupport/Vectors/siwe_signed.jsonl (read by every test target through Vectors).
 """
 import json
 import pathlib
@@ -90,8 +89,7 @@ def main():
         )
     text = "".join(json.dumps(row, separators=(",", ":")) + "\n" for row in rows)
     root = pathlib.Path(__file__).resolve().parent.parent
-    for target in ("SignerKitTests", "SignerKitCommandsTests"):
-        (root / "Tests" / target / "Fixtures" / "siwe_signed.jsonl").write_text(text)
+    (root / "Tests" / "SignerKitTestSupport" / "Vectors" / "siwe_signed.jsonl").write_text(text)
 
 
 if __name__ == "__main__":

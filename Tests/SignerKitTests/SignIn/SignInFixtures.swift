@@ -1,10 +1,11 @@
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 /// The EIP-4361 fixtures: the specification's three examples (Fixtures/eip4361) and the messages signed by
-/// eth-account (Fixtures/siwe_signed.jsonl, made by scripts/gen_siwe_fixtures.py).
+/// eth-account (siwe_signed.jsonl among the shared vectors, made by scripts/gen_siwe_fixtures.py).
 enum SignInFixtures {
     /// The text of a fixture file, exact bytes.
     static func file(_ name: String) throws -> String {
@@ -27,7 +28,7 @@ enum SignInFixtures {
 
     /// Every row of siwe_signed.jsonl.
     static func signed() throws -> [Signed] {
-        try file("siwe_signed.jsonl").split(separator: "\n").map { line in
+        try Vectors.text("siwe_signed.jsonl").split(separator: "\n").map { line in
             let row = try JSONValue(parsing: String(line))
             func field(_ key: String) throws -> String {
                 guard let value = row[key]?.stringValue else { throw FixtureMissing(key: key) }
