@@ -21,7 +21,8 @@ enum CommandLineCase {
 ///   the machine gives two threads of pure C work in the same run (the C reference permutation, the same
 ///   total work split over two threads, against one thread).
 func commandLineBenchmarks() -> [Benchmark] {
-    let file = roninLinesFile()
+    // Written on first use (warm-up), so runs that do not select these cases do not write 30 MB.
+    let file = RoninLinesFile()
     let cores = 2
     let referenceLanes = ScratchBuffer<UInt64>(repeating: 0, count: 25 * cores)
     fillPseudoRandom(referenceLanes.buffer, seed: 3)
@@ -32,11 +33,11 @@ func commandLineBenchmarks() -> [Benchmark] {
             name: CommandLineCase.oneThread, group: "cli", baseline: EIP712Case.fromJSON,
             unitsPerIteration: Double(CommandLineCase.lines)
         ) { iterations in
-            blackHole(runHash(file, threads: 1, iterations: iterations))
+            blackHole(runHash(file.path, threads: 1, iterations: iterations))
         },
         Benchmark(name: CommandLineCase.twoThreads, group: "cli", baseline: CommandLineCase.oneThread) {
             iterations in
-            blackHole(runHash(file, threads: 2, iterations: iterations))
+            blackHole(runHash(file.path, threads: 2, iterations: iterations))
         },
         Benchmark(name: CommandLineCase.referenceOneThread, group: "cli") { iterations in
             for _ in 0..<iterations {
@@ -76,29 +77,37 @@ private func runHash(_ file: String, threads: Int, iterations: Int) -> Int {
     }
 }
 
-/// Writes the 20,000-line file once, in the system's temporary directory (removed at exit).
-private func roninLinesFile() -> String {
-    guard let text = BenchmarkFixtures.roninOrderText else {
-        fatalError("cli benchmarks: Fixtures/ronin_order.json is missing from the bundle")
-    }
-    let line = text.replacingOccurrences(of: "\n", with: "")
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "signerkit-bench-ronin-\(ProcessInfo.processInfo.processIdentifier).jsonl"
-    ).path
-    let contents = String(repeating: line + "\n", count: CommandLineCase.lines)
-    guard FileManager.default.createFile(atPath: path, contents: Data(contents.utf8)) else {
-        fatalError("cli benchmarks: cannot write \(path)")
-    }
-    atexit { cleanUpBenchmarkFiles() }
-    return path
-}
+/// The 20,000-line file, written in the system's temporary directory on first use and removed at exit.
+private final class RoninLinesFile: @unchecked Sendable {
+    // @unchecked Sendable: `path` is written once, under the lock, and only read afterwards.
+    private let lock = NSLock()
+    private var written: String?
 
-/// Removes the `--jsonl` file of this run.
-private func cleanUpBenchmarkFiles() {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "signerkit-bench-ronin-\(ProcessInfo.processInfo.processIdentifier).jsonl"
-    ).path
-    try? FileManager.default.removeItem(atPath: path)
+    /// The file's path (written now if it is not yet).
+    var path: String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let written { return written }
+        guard let text = BenchmarkFixtures.roninOrderText else {
+            fatalError("cli benchmarks: Fixtures/ronin_order.json is missing from the bundle")
+        }
+        let line = text.replacingOccurrences(of: "\n", with: "")
+        let path = Self.location
+        let contents = String(repeating: line + "\n", count: CommandLineCase.lines)
+        guard FileManager.default.createFile(atPath: path, contents: Data(contents.utf8)) else {
+            fatalError("cli benchmarks: cannot write \(path)")
+        }
+        written = path
+        atexit { try? FileManager.default.removeItem(atPath: RoninLinesFile.location) }
+        return path
+    }
+
+    /// One file per benchmark process.
+    static var location: String {
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "signerkit-bench-ronin-\(ProcessInfo.processInfo.processIdentifier).jsonl"
+        ).path
+    }
 }
 
 /// The reference loops' lanes, shared by the two threads of the concurrent loop (each uses its own 25).
