@@ -209,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EthereumPrimitivesTests",
-            dependencies: ["EthereumPrimitives"],
+            dependencies: ["EthereumPrimitives", "SignerKitTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -77,11 +77,24 @@ public final class EIP712SchemaCache: Sendable {
     public func compiled(_ typedData: TypedData) throws(EIP712Error) -> CompiledTypedData {
         let key = Self.key(typedData)
         let hash = Self.hash(key)
-        let found = state.withLock { state -> CompiledTypedData? in
+        if let found = lookup(key: key, hash: hash) { return found }
+        let compiled = try typedData.compileUncached()
+        insert(key: key, hash: hash, compiled: compiled)
+        return compiled
+    }
+
+    /// The entry for `key` (see ``key(_:)``), or `nil` without compiling anything (not counted as a miss:
+    /// the caller then compiles through ``compiled(_:)``, which counts it).
+    func cached(key: [UInt8]) -> CompiledTypedData? {
+        lookup(key: key, hash: Self.hash(key), countingMiss: false)
+    }
+
+    private func lookup(key: [UInt8], hash: UInt64, countingMiss: Bool = true) -> CompiledTypedData? {
+        state.withLock { state -> CompiledTypedData? in
             state.clock &+= 1
             let now = state.clock
             guard var bucket = state.entries[hash], let slot = bucket.firstIndex(where: { $0.key == key }) else {
-                state.misses += 1
+                if countingMiss { state.misses += 1 }
                 return nil
             }
             state.hits += 1
@@ -89,10 +102,6 @@ public final class EIP712SchemaCache: Sendable {
             state.entries[hash] = bucket
             return bucket[slot].compiled
         }
-        if let found { return found }
-        let compiled = try typedData.compileUncached()
-        insert(key: key, hash: hash, compiled: compiled)
-        return compiled
     }
 
     private func insert(key: [UInt8], hash: UInt64, compiled: CompiledTypedData) {

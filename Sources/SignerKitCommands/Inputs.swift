@@ -134,14 +134,13 @@ enum TypedDataInput {
         do { return try TypedData(jsonText: text) } catch { throw .invalidInput(error.description) }
     }
 
-    /// Parses one line of `--jsonl` input: the bytes straight into the JSON parser (which checks UTF-8
-    /// itself); when that fails, the line goes the way of a document (byte-order mark dropped, UTF-8
-    /// checked, then parsed), so errors read the same.
-    static func parse(line: [UInt8], number: Int) throws(CommandFailure) -> TypedData {
-        if let document = try? JSONDocument(bytes: line) {
-            do { return try TypedData(json: document.root) } catch { throw .invalidInput(error.description) }
-        }
-        return try parse(InputSource.text(line, label: "line \(number)"))
+    /// The hashes of one line of `--jsonl` input: the bytes straight to ``TypedData/hashes(jsonUTF8:)``
+    /// (which checks UTF-8 itself, and parses only the message of a document whose schema it has compiled
+    /// before); when that fails, the line goes the way of a document (byte-order mark dropped, UTF-8
+    /// checked, parsed, hashed), so errors read the same.
+    static func hashes(line: [UInt8], number: Int) throws(CommandFailure) -> TypedDataHashes {
+        if let hashes = try? TypedData.hashes(jsonUTF8: line) { return hashes }
+        return try hashes(parse(InputSource.text(line, label: "line \(number)")))
     }
 
     /// Domain separator, struct hash and digest.

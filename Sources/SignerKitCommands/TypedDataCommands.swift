@@ -53,7 +53,7 @@ enum TypedDataCommands {
         let json = context.options.has("--json")
         if context.options.has(jsonlFlag.name) {
             return try await eachLine(context) { (line, number) throws(CommandFailure) in
-                let hashes = try TypedDataInput.hashes(TypedDataInput.parse(line: line, number: number))
+                let hashes = try TypedDataInput.hashes(line: line, number: number)
                 return json ? jsonText(hashes) : hashes.digest.hex
             }
         }
@@ -69,7 +69,7 @@ enum TypedDataCommands {
         if context.options.has(jsonlFlag.name) {
             let signer = try await loadSigningKey(context.options, io: context.io)
             return try await eachLine(context) { (line, number) throws(CommandFailure) in
-                let hashes = try TypedDataInput.hashes(TypedDataInput.parse(line: line, number: number))
+                let hashes = try TypedDataInput.hashes(line: line, number: number)
                 return try await SignerKitCommands.sign(hashes.digest, with: signer).hex
             }
         }

@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import SignerKitTestSupport
 import Testing
 
 private func hex(_ text: String) -> [UInt8] {

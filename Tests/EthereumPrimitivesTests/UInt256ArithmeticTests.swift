@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import SignerKitTestSupport
 import Testing
 
 /// The reporting-overflow operations checked against ``Natural`` on every pair of a set of edge values

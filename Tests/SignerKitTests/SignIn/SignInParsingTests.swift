@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 @Suite("EIP-4361 messages: parse and build")
@@ -303,17 +304,8 @@ struct SignInParsingTests {
 
 @Suite("EIP-4361 messages: random round trips")
 struct SignInRoundTripTests {
-    /// A small deterministic generator (SplitMix64), so a failure names a reproducible seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// A small deterministic generator, so a failure names a reproducible seed.
+    typealias Generator = SplitMix64
 
     static func text(_ alphabet: String, _ length: ClosedRange<Int>, _ g: inout Generator) -> String {
         let characters = Array(alphabet)
@@ -322,7 +314,7 @@ struct SignInRoundTripTests {
 
     @Test("messages built from random valid fields parse back to themselves", arguments: [1, 2, 3, 4] as [UInt64])
     func roundTrip(seed: UInt64) throws {
-        var g = Generator(state: seed)
+        var g = Generator(seed: seed)
         let statementAlphabet = "abcXYZ019 -._~:/?#[]@!$&'()*+,;="
         let pchar = "abcXYZ019-._~!$&'()*+,;=:@"
         let uris = [

@@ -1,0 +1,124 @@
+import EthereumPrimitives
+import SignerKitTestSupport
+import Testing
+
+@testable import EIP712
+
+/// `TypedData.hashes(jsonUTF8:)`: a document whose schema members were compiled before has only its
+/// message parsed, and every answer (hashes or error) is the full parse's.
+@Suite("Typed data from bytes: repeated schemas")
+struct RepeatedSchemaTests {
+    /// The full path: parse everything, then hash.
+    static func fullParse(_ bytes: [UInt8]) -> Result<TypedDataHashes, EIP712Error> {
+        Result { () throws(EIP712Error) -> TypedDataHashes in
+            let document: JSONDocument
+            do throws(JSONParseError) { document = try JSONDocument(bytes: bytes) } catch {
+                throw EIP712Error(.invalidJSON(error))
+            }
+            return try TypedData(json: document.root).hashes()
+        }
+    }
+
+    static func viaBytes(_ bytes: [UInt8]) -> Result<TypedDataHashes, EIP712Error> {
+        Result { () throws(EIP712Error) -> TypedDataHashes in try TypedData.hashes(jsonUTF8: bytes) }
+    }
+
+    static func sameAnswer(_ a: Result<TypedDataHashes, EIP712Error>, _ b: Result<TypedDataHashes, EIP712Error>)
+        -> Bool
+    {
+        switch (a, b) {
+        case (.success(let x), .success(let y)): x.digest == y.digest && x.structHash == y.structHash
+        case (.failure(let x), .failure(let y)): x.description == y.description
+        default: false
+        }
+    }
+
+    @Test("every eip712.jsonl row: the digest, first compiled, then with only the message parsed")
+    func vectors() throws {
+        for row in try Vectors.rows("eip712.jsonl") {
+            let name = row["name"]?.stringValue ?? "?"
+            let bytes = Array(try #require(row["typedData"]).serialized.utf8)
+            let expected = try #require(row["digest"]?.stringValue)
+            for round in 0..<2 {
+                let hashes = try TypedData.hashes(jsonUTF8: bytes)
+                #expect(hashes.digest.hex == expected, "\(name), round \(round)")
+            }
+            let scan = bytes.withUnsafeBufferPointer { TypedDataQuickScan.scan($0) }
+            #expect(scan != nil, "\(name): the fast path does not recognise a plain document")
+        }
+    }
+
+    @Test("the fast path is taken: a second document with the same schema adds a hit, never a miss")
+    func fastPathTaken() throws {
+        let text = try Vectors.roninOrder()
+        _ = try TypedData.hashes(jsonUTF8: Array(text.utf8))
+        let before = EIP712SchemaCache.shared.statistics
+        let changed = text.replacingOccurrences(of: "\"nonce\": \"0\"", with: "\"nonce\": \"7\"")
+        #expect(changed != text)
+        _ = try TypedData.hashes(jsonUTF8: Array(changed.utf8))
+        let after = EIP712SchemaCache.shared.statistics
+        #expect(after.hits >= before.hits + 1)
+        #expect(after.misses == before.misses)
+    }
+
+    @Test("hand-made shapes: duplicate or unknown members, escapes, trailing bytes, deep messages")
+    func shapes() throws {
+        let mail = try #require(
+            try Vectors.rows("eip712.jsonl").first { $0["name"]?.stringValue == "eip712-spec-mail" })
+        let object = try #require(mail["typedData"])
+        let types = try #require(object["types"]).serialized
+        let domain = try #require(object["domain"]).serialized
+        let message = try #require(object["message"]).serialized
+        let base = #"{"types":\#(types),"primaryType":"Mail","domain":\#(domain),"message":\#(message)}"#
+        _ = try TypedData.hashes(jsonUTF8: Array(base.utf8))  // compiled once: the fast path can answer
+        var deep = "0"
+        for _ in 0..<511 { deep = "[\(deep)]" }
+        let cases = [
+            base,
+            " \n\t" + base + " \r\n",
+            base + "x",
+            base + "{}",
+            base.replacingOccurrences(of: #""message":"#, with: #""message":1,"message":"#),
+            base.replacingOccurrences(of: #""primaryType":"Mail""#, with: #""primaryType":"Ma\u0069l""#),
+            base.replacingOccurrences(of: #""primaryType":"Mail""#, with: #""primaryType":"Mail","extra":[1,2]"#),
+            base.replacingOccurrences(of: #"{"types""#, with: #"{"ty\u0070es""#),
+            base.replacingOccurrences(of: #""message":\#(message)"#, with: #""message":\#(deep)"#),
+            base.replacingOccurrences(of: #""message":\#(message)"#, with: #""message":[\#(deep)]"#),
+            base.replacingOccurrences(of: #""message":\#(message)"#, with: #""message":{"from":1,"from":2}"#),
+            base.replacingOccurrences(of: #""message":\#(message)"#, with: #""message":"\#u{FFFD}""#),
+            String(base.dropLast()),
+            "[" + base + "]",
+        ]
+        for text in cases {
+            let bytes = Array(text.utf8)
+            #expect(Self.sameAnswer(Self.viaBytes(bytes), Self.fullParse(bytes)), "\(text.prefix(120))")
+        }
+        let invalidUTF8 = Array(base.utf8.dropLast(2)) + [0xFF, 0x22, 0x7D]
+        #expect(Self.sameAnswer(Self.viaBytes(invalidUTF8), Self.fullParse(invalidUTF8)))
+    }
+
+    @Test("5,000 mutants of cached documents: the same answer as the full parse, every one")
+    func mutants() throws {
+        let documents =
+            [try Vectors.roninOrder()]
+            + (try Vectors.rows("eip712.jsonl").prefix(6).compactMap { $0["typedData"]?.serialized })
+        let originals = documents.map { Array($0.utf8) }
+        for bytes in originals { _ = try TypedData.hashes(jsonUTF8: bytes) }
+        var generator = SplitMix64(seed: 0x7D12_2026)
+        let alphabet = Array(#"{}[]",:\ "0123456789abcdefxyz-+.eE"#.utf8) + [0x00, 0x7F, 0xC3, 0xFF, 0x0A, 0x5C]
+        for round in 0..<5_000 {
+            var bytes = originals[round % originals.count]
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes[position] = alphabet.randomElement(using: &generator) ?? 0x20
+                case 1: bytes.insert(alphabet.randomElement(using: &generator) ?? 0x20, at: position)
+                case 2: bytes.remove(at: position)
+                default: bytes.insert(contentsOf: [0x20, 0x0A], at: position)
+                }
+                if bytes.isEmpty { bytes = [0x7B] }
+            }
+            #expect(Self.sameAnswer(Self.viaBytes(bytes), Self.fullParse(bytes)), "round \(round)")
+        }
+    }
+}
