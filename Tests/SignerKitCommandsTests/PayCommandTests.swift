@@ -57,9 +57,24 @@ struct PayCommandTests {
         let setup = try await Setup.start(processingTime: .seconds(120))
         defer { setup.stop() }
         try await setup.proxy.add(FaultRule(.hang, pathSuffix: "/status", times: -1))
+        // The deadline bounds the wait for the final status: timed from the confirm (the last step before
+        // polling; the proxy logs a request once it is answered, so a hanging status request never shows) to
+        // the exit, so a loaded machine's slow earlier steps (options, signing) do not count.
+        let clock = ContinuousClock()
+        let confirmed = Task { () -> ContinuousClock.Instant? in
+            while !Task.isCancelled {
+                if let seen = try? await setup.seen("/confirm"), !seen.isEmpty { return clock.now }
+                try? await Task.sleep(for: .milliseconds(25))
+            }
+            return nil
+        }
         let (result, elapsed) = try await setup.pay(["--max-poll-ms", "2000"])
+        let exited = clock.now
+        confirmed.cancel()
         expectInvalid(result, "no final status before the deadline")
-        #expect(elapsed < .seconds(15), "\(elapsed)")
+        let polling = try #require(await confirmed.value, "no confirm reached the server").duration(to: exited)
+        #expect(polling < .seconds(15), "\(polling) from the confirm to the exit")
+        #expect(elapsed < .seconds(120), "\(elapsed)")
     }
 
     @Test("a confirm whose connection is reset after handling: exit 0 with the final status, confirmed once")
