@@ -26,8 +26,45 @@ public final class EIP712SchemaCache: Sendable {
         var lastUse: UInt64
     }
 
+    /// A schema compiled recently, as ``TypedData/hashes(jsonUTF8:)`` compares documents with it: the
+    /// exact bytes of its three members.
+    struct RecentSchema: Sendable {
+        /// The cache key (``key(_:)``), sharing the entry's storage.
+        let key: [UInt8]
+        /// The key's hash.
+        let hash: UInt64
+        /// The `types` source.
+        let types: [UInt8]
+        /// The `primaryType` string.
+        let primaryType: [UInt8]
+        /// The `domain` source.
+        let domain: [UInt8]
+        /// What compiling them gave.
+        let compiled: CompiledTypedData
+
+        /// Whether `primaryType` stands in JSON as is (no quote, backslash or control character).
+        var primaryTypeIsPlain: Bool { !primaryType.contains { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } }
+
+        init(key: [UInt8], hash: UInt64, compiled: CompiledTypedData) {
+            self.key = key
+            self.hash = hash
+            self.compiled = compiled
+            let parts = key.split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false)
+            types = parts.count > 0 ? Array(parts[0]) : []
+            primaryType = parts.count > 1 ? Array(parts[1]) : []
+            domain = parts.count > 2 ? Array(parts[2]) : []
+        }
+    }
+
+    /// How many recently used schemas ``TypedData/hashes(jsonUTF8:)`` compares a document with.
+    static let recentCount = 4
+
     private struct State {
         var entries: [UInt64: [Entry]] = [:]
+        /// The schemas used last, most recent first (at most ``recentCount``).
+        var recent: [RecentSchema] = []
+        /// Documents answered by comparison with a recent schema (their hits are counted in `hits` too).
+        var repeatedDocumentHits = 0
         var count = 0
         var bytes = 0
         var clock: UInt64 = 0
@@ -100,8 +137,45 @@ public final class EIP712SchemaCache: Sendable {
             state.hits += 1
             bucket[slot].lastUse = now
             state.entries[hash] = bucket
+            Self.makeRecent(key: bucket[slot].key, hash: hash, compiled: bucket[slot].compiled, in: &state)
             return bucket[slot].compiled
         }
+    }
+
+    /// The schemas used last, most recent first.
+    func recentSchemas() -> [RecentSchema] {
+        state.withLock { $0.recent }
+    }
+
+    /// Records that a document was answered by `schema` (a hit; the entry counts as just used).
+    func noteRepeatedDocument(_ schema: RecentSchema) {
+        let hash = schema.hash
+        state.withLock { state in
+            state.clock &+= 1
+            state.hits += 1
+            state.repeatedDocumentHits += 1
+            if var bucket = state.entries[hash], let slot = bucket.firstIndex(where: { $0.key == schema.key }) {
+                bucket[slot].lastUse = state.clock
+                state.entries[hash] = bucket
+            }
+            Self.makeRecent(key: schema.key, hash: hash, compiled: schema.compiled, in: &state)
+        }
+    }
+
+    /// Documents answered by comparison with a recent schema so far.
+    var repeatedDocumentHits: Int { state.withLock { $0.repeatedDocumentHits } }
+
+    /// Moves the entry with `key` (the entry's own array, so comparisons are by storage first) to the front
+    /// of the recent schemas.
+    private static func makeRecent(key: [UInt8], hash: UInt64, compiled: CompiledTypedData, in state: inout State) {
+        if let first = state.recent.first, first.hash == hash, first.key == key { return }
+        if let index = state.recent.firstIndex(where: { $0.hash == hash && $0.key == key }) {
+            let schema = state.recent.remove(at: index)
+            state.recent.insert(schema, at: 0)
+            return
+        }
+        state.recent.insert(RecentSchema(key: key, hash: hash, compiled: compiled), at: 0)
+        if state.recent.count > recentCount { state.recent.removeLast() }
     }
 
     private func insert(key: [UInt8], hash: UInt64, compiled: CompiledTypedData) {
@@ -115,6 +189,7 @@ public final class EIP712SchemaCache: Sendable {
             state.clock &+= 1
             let entry = Entry(key: key, compiled: compiled, bytes: size, lastUse: state.clock)
             state.entries[hash, default: []].append(entry)
+            Self.makeRecent(key: key, hash: hash, compiled: compiled, in: &state)
             state.count += 1
             state.bytes += size
         }
@@ -132,6 +207,7 @@ public final class EIP712SchemaCache: Sendable {
         guard let oldest, var bucket = state.entries[oldest.hash] else { return false }
         let removed = bucket.remove(at: oldest.slot)
         state.entries[oldest.hash] = bucket.isEmpty ? nil : bucket
+        state.recent.removeAll { $0.hash == oldest.hash && $0.key == removed.key }
         state.count -= 1
         state.bytes -= removed.bytes
         return true

@@ -17,21 +17,22 @@ extension TypedData {
     }
 
     /// The fast path: `nil` whenever it cannot answer exactly as the full parse would (another shape, a
-    /// schema not cached, a message that does not parse or hash), and the caller parses the whole document.
+    /// schema not among the recent ones, a message that does not parse or hash), and the caller parses the
+    /// whole document.
     private static func repeatedSchemaHashes(_ bytes: [UInt8]) -> TypedDataHashes? {
-        bytes.withUnsafeBufferPointer { buffer -> TypedDataHashes? in
-            guard let scan = TypedDataQuickScan.scan(buffer) else { return nil }
-            var key: [UInt8] = []
-            key.reserveCapacity(scan.types.count + scan.primaryType.count + scan.domain.count + 2)
-            key.append(contentsOf: buffer[scan.types])
-            key.append(0)
-            key.append(contentsOf: buffer[scan.primaryType])
-            key.append(0)
-            key.append(contentsOf: buffer[scan.domain])
-            guard let compiled = EIP712SchemaCache.shared.cached(key: key),
-                let message = try? JSONDocument(bytes: Array(buffer[scan.message]))
+        let cache = EIP712SchemaCache.shared
+        for schema in cache.recentSchemas() {
+            let message = bytes.withUnsafeBufferPointer { buffer -> [UInt8]? in
+                guard let range = RepeatedSchemaMatch.messageRange(in: buffer, schema: schema) else { return nil }
+                return Array(buffer[range])
+            }
+            guard let message else { continue }
+            guard let document = try? JSONDocument(bytes: message),
+                let hashes = try? schema.compiled.hashes(message: document.root)
             else { return nil }
-            return try? compiled.hashes(message: message.root)
+            cache.noteRepeatedDocument(schema)
+            return hashes
         }
+        return nil
     }
 }
