@@ -57,7 +57,7 @@ let package = Package(
         // MARK: project C code (hot path)
         // No unsafe flags in any target a product depends on (SwiftPM refuses them in a dependency);
         // release builds optimise C targets already.
-        .target(name: "CKeccak"),
+        .target(name: "CKeccak", exclude: ["keccak_permutation.inc"]),
         // MARK: Swift layers
         // Shared helpers with `package` access: POSIX I/O with EINTR, memory wiping, percent-encoding, durations.
         .target(
