@@ -17,21 +17,17 @@ struct AuthorizationVector: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     init(_ row: JSONValue) throws {
-        func string(_ key: String) throws -> String {
-            guard let value = row[key]?.stringValue else { throw FixtureError.badRow(key) }
-            return value
-        }
-        name = try string("name")
+        name = try row.vectorString("name")
         guard let authorization = row["authorization"], authorization.objectValue != nil else {
             throw FixtureError.badRow("authorization")
         }
         self.authorization = authorization
-        privateKey = try string("privateKey")
-        authority = try string("authority")
-        authorizationHash = try string("authorizationHash")
-        yParity = try string("yParity")
-        r = try string("r")
-        s = try string("s")
+        privateKey = try row.vectorString("privateKey")
+        authority = try row.vectorString("authority")
+        authorizationHash = try row.vectorString("authorizationHash")
+        yParity = try row.vectorString("yParity")
+        r = try row.vectorString("r")
+        s = try row.vectorString("s")
     }
 }
 
@@ -48,17 +44,13 @@ struct SetCodeTransactionVector: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     init(_ row: JSONValue) throws {
-        func string(_ key: String) throws -> String {
-            guard let value = row[key]?.stringValue else { throw FixtureError.badRow(key) }
-            return value
-        }
-        name = try string("name")
+        name = try row.vectorString("name")
         guard let tx = row["tx"], tx.objectValue != nil else { throw FixtureError.badRow("tx") }
         self.tx = tx
-        privateKey = try string("privateKey")
-        rawTransaction = try string("rawTransaction")
-        hash = try string("hash")
-        sender = try string("sender")
+        privateKey = try row.vectorString("privateKey")
+        rawTransaction = try row.vectorString("rawTransaction")
+        hash = try row.vectorString("hash")
+        sender = try row.vectorString("sender")
         authorities = (row["authorities"]?.arrayValue ?? []).compactMap(\.stringValue)
     }
 }

@@ -20,12 +20,8 @@ struct TransactionVector: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     init(_ row: JSONValue) throws {
-        func string(_ key: String) throws -> String {
-            guard let value = row[key]?.stringValue else { throw FixtureError.badRow(key) }
-            return value
-        }
-        name = try string("name")
-        type = try string("type")
+        name = try row.vectorString("name")
+        type = try row.vectorString("type")
         tags = (row["tags"]?.arrayValue ?? []).compactMap(\.stringValue)
         guard let tx = row["tx"], tx.objectValue != nil else { throw FixtureError.badRow("tx") }
         self.tx = tx
@@ -34,10 +30,10 @@ struct TransactionVector: Sendable, CustomTestStringConvertible {
         } else {
             chainId = nil
         }
-        privateKey = try string("privateKey")
-        rawTransaction = try string("rawTransaction")
-        hash = try string("hash")
-        sender = try string("sender")
+        privateKey = try row.vectorString("privateKey")
+        rawTransaction = try row.vectorString("rawTransaction")
+        hash = try row.vectorString("hash")
+        sender = try row.vectorString("sender")
     }
 }
 

@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 @testable import SignerKitCommands
@@ -13,23 +14,19 @@ struct AuthorizationVector: CustomTestStringConvertible, Sendable {
     let inputJSON: String
 
     init(_ row: JSONValue) throws {
-        func field(_ key: String, in value: JSONValue? = nil) throws -> String {
-            guard let text = (value ?? row)[key]?.stringValue else { throw FixtureError(description: "missing \(key)") }
-            return text
-        }
         guard let authorization = row["authorization"], authorization.objectValue != nil else {
             throw FixtureError(description: "missing authorization")
         }
-        name = try field("name")
-        privateKey = try field("privateKey")
-        authority = try field("authority")
-        authorizationHash = try field("authorizationHash")
-        yParity = try field("yParity")
-        r = try field("r")
-        s = try field("s")
-        chainId = try field("chainId", in: authorization)
-        address = try field("address", in: authorization)
-        nonce = try field("nonce", in: authorization)
+        name = try row.vectorString("name")
+        privateKey = try row.vectorString("privateKey")
+        authority = try row.vectorString("authority")
+        authorizationHash = try row.vectorString("authorizationHash")
+        yParity = try row.vectorString("yParity")
+        r = try row.vectorString("r")
+        s = try row.vectorString("s")
+        chainId = try authorization.vectorString("chainId")
+        address = try authorization.vectorString("address")
+        nonce = try authorization.vectorString("nonce")
         inputJSON = authorization.serialized
     }
 
@@ -183,15 +180,11 @@ struct SetCodeVector: CustomTestStringConvertible, Sendable {
     let transaction: JSONObject
 
     init(_ row: JSONValue) throws {
-        func field(_ key: String) throws -> String {
-            guard let value = row[key]?.stringValue else { throw FixtureError(description: "missing \(key)") }
-            return value
-        }
         guard case .object(let object)? = row["tx"] else { throw FixtureError(description: "missing tx") }
-        name = try field("name")
-        privateKey = try field("privateKey")
-        rawTransaction = try field("rawTransaction")
-        hash = try field("hash")
+        name = try row.vectorString("name")
+        privateKey = try row.vectorString("privateKey")
+        rawTransaction = try row.vectorString("rawTransaction")
+        hash = try row.vectorString("hash")
         transaction = object
     }
 

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 @testable import SignerKitCommands
@@ -14,13 +15,10 @@ struct SiweCommandTests {
 
     static func rows() throws -> [Row] {
         try Fixtures.rows("siwe_signed.jsonl").map { row in
-            func field(_ key: String) throws -> String {
-                guard let value = row[key]?.stringValue else { throw FixtureError(description: "missing \(key)") }
-                return value
-            }
             return Row(
-                name: try field("name"), privateKey: try field("privateKey"), address: try field("address"),
-                message: try field("message"), signature: try field("signature"))
+                name: try row.vectorString("name"), privateKey: try row.vectorString("privateKey"),
+                address: try row.vectorString("address"),
+                message: try row.vectorString("message"), signature: try row.vectorString("signature"))
         }
     }
 

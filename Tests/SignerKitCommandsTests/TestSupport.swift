@@ -176,19 +176,15 @@ struct TypedDataVector: CustomTestStringConvertible {
     let name, typedDataJSON, privateKey, address, domainSeparator, structHash, digest, signature: String
 
     init(_ row: JSONValue) throws {
-        func field(_ key: String) throws -> String {
-            guard let value = row[key]?.stringValue else { throw FixtureError(description: "missing \(key)") }
-            return value
-        }
         guard let typedData = row["typedData"] else { throw FixtureError(description: "missing typedData") }
-        name = try field("name")
+        name = try row.vectorString("name")
         typedDataJSON = typedData.serialized
-        privateKey = try field("privateKey")
-        address = try field("address")
-        domainSeparator = try field("domainSeparator")
-        structHash = try field("structHash")
-        digest = try field("digest")
-        signature = try field("signature")
+        privateKey = try row.vectorString("privateKey")
+        address = try row.vectorString("address")
+        domainSeparator = try row.vectorString("domainSeparator")
+        structHash = try row.vectorString("structHash")
+        digest = try row.vectorString("digest")
+        signature = try row.vectorString("signature")
     }
 
     var testDescription: String { name }
@@ -199,17 +195,13 @@ struct PersonalVector: CustomTestStringConvertible {
     let name, encoding, message, privateKey, address, digest, signature: String
 
     init(_ row: JSONValue) throws {
-        func field(_ key: String) throws -> String {
-            guard let value = row[key]?.stringValue else { throw FixtureError(description: "missing \(key)") }
-            return value
-        }
-        name = try field("name")
-        encoding = try field("messageEncoding")
-        message = try field("message")
-        privateKey = try field("privateKey")
-        address = try field("address")
-        digest = try field("digest")
-        signature = try field("signature")
+        name = try row.vectorString("name")
+        encoding = try row.vectorString("messageEncoding")
+        message = try row.vectorString("message")
+        privateKey = try row.vectorString("privateKey")
+        address = try row.vectorString("address")
+        digest = try row.vectorString("digest")
+        signature = try row.vectorString("signature")
     }
 
     /// `--text M` or `--hex M`.

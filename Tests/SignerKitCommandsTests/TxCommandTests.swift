@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import EthereumTransactions
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 @testable import SignerKitCommands
@@ -14,16 +15,12 @@ struct TransactionVector: CustomTestStringConvertible, Sendable {
     let transaction: JSONObject
 
     init(_ row: JSONValue) throws {
-        func field(_ key: String) throws -> String {
-            guard let value = row[key]?.stringValue else { throw FixtureError(description: "missing \(key)") }
-            return value
-        }
         guard case .object(let object)? = row["tx"] else { throw FixtureError(description: "missing tx") }
-        name = try field("name")
-        privateKey = try field("privateKey")
-        rawTransaction = try field("rawTransaction")
-        hash = try field("hash")
-        sender = try field("sender")
+        name = try row.vectorString("name")
+        privateKey = try row.vectorString("privateKey")
+        rawTransaction = try row.vectorString("rawTransaction")
+        hash = try row.vectorString("hash")
+        sender = try row.vectorString("sender")
         transaction = object
         transactionJSON = JSONValue.object(object).serialized
     }

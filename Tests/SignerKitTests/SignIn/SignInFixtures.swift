@@ -30,14 +30,11 @@ enum SignInFixtures {
     static func signed() throws -> [Signed] {
         try Vectors.text("siwe_signed.jsonl").split(separator: "\n").map { line in
             let row = try JSONValue(parsing: String(line))
-            func field(_ key: String) throws -> String {
-                guard let value = row[key]?.stringValue else { throw FixtureMissing(key: key) }
-                return value
-            }
             return Signed(
-                name: try field("name"), privateKey: try field("privateKey"), message: try field("message"),
-                signature: try field("signature"), digest: try field("digest"),
-                address: try Address(try field("address")))
+                name: try row.vectorString("name"), privateKey: try row.vectorString("privateKey"),
+                message: try row.vectorString("message"),
+                signature: try row.vectorString("signature"), digest: try row.vectorString("digest"),
+                address: try Address(try row.vectorString("address")))
         }
     }
 
@@ -45,10 +42,4 @@ enum SignInFixtures {
     static func signed(_ name: String) throws -> Signed {
         try #require(try signed().first { $0.name == name })
     }
-}
-
-/// A fixture row without one of its members.
-struct FixtureMissing: Error, CustomStringConvertible {
-    let key: String
-    var description: String { "fixture row without \(key)" }
 }
