@@ -34,15 +34,21 @@ def rol(value, shift):
     return ((value << shift) | (value >> (64 - shift))) & MASK64 if shift else value
 
 
+def theta_rho_pi(a):
+    """theta, then rho and pi: the lanes b that chi combines."""
+    c = [a[x][0] ^ a[x][1] ^ a[x][2] ^ a[x][3] ^ a[x][4] for x in range(5)]
+    d = [c[(x - 1) % 5] ^ rol(c[(x + 1) % 5], 1) for x in range(5)]
+    b = [[0] * 5 for _ in range(5)]
+    for x in range(5):
+        for y in range(5):
+            b[y][(2 * x + 3 * y) % 5] = rol(a[x][y] ^ d[x], R[x][y])
+    return b
+
+
 def plain_permutation(state):
     a = [[state[x + 5 * y] for y in range(5)] for x in range(5)]
     for rc in RC:
-        c = [a[x][0] ^ a[x][1] ^ a[x][2] ^ a[x][3] ^ a[x][4] for x in range(5)]
-        d = [c[(x - 1) % 5] ^ rol(c[(x + 1) % 5], 1) for x in range(5)]
-        b = [[0] * 5 for _ in range(5)]
-        for x in range(5):
-            for y in range(5):
-                b[y][(2 * x + 3 * y) % 5] = rol(a[x][y] ^ d[x], R[x][y])
+        b = theta_rho_pi(a)
         for x in range(5):
             for y in range(5):
                 a[x][y] = b[x][y] ^ (~b[(x + 1) % 5][y] & MASK64 & b[(x + 2) % 5][y])
@@ -100,12 +106,7 @@ def chi_forms(b_complemented):
 def complemented_permutation(state, forms):
     a = [[state[x + 5 * y] ^ (MASK64 if (x, y) in P else 0) for y in range(5)] for x in range(5)]
     for rc in RC:
-        c = [a[x][0] ^ a[x][1] ^ a[x][2] ^ a[x][3] ^ a[x][4] for x in range(5)]
-        d = [c[(x - 1) % 5] ^ rol(c[(x + 1) % 5], 1) for x in range(5)]
-        b = [[0] * 5 for _ in range(5)]
-        for x in range(5):
-            for y in range(5):
-                b[y][(2 * x + 3 * y) % 5] = rol(a[x][y] ^ d[x], R[x][y])
+        b = theta_rho_pi(a)
         new = [[0] * 5 for _ in range(5)]
         for x in range(5):
             for y in range(5):

@@ -174,31 +174,17 @@ struct AuthCommandTests {
     }
 }
 
-/// A row of the vector file transactions_type4.jsonl.
-struct SetCodeVector: CustomTestStringConvertible, Sendable {
-    let name, privateKey, rawTransaction, hash: String
-    let transaction: JSONObject
-
-    init(_ row: JSONValue) throws {
-        guard case .object(let object)? = row["tx"] else { throw FixtureError(description: "missing tx") }
-        name = try row.vectorString("name")
-        privateKey = try row.vectorString("privateKey")
-        rawTransaction = try row.vectorString("rawTransaction")
-        hash = try row.vectorString("hash")
-        transaction = object
-    }
-
-    var testDescription: String { name }
-
-    static var all: [SetCodeVector] {
-        get throws { try Fixtures.rows("transactions_type4.jsonl").map(SetCodeVector.init) }
+/// The rows of transactions_type4.jsonl (same members as transactions.jsonl, plus `authorities`).
+enum SetCodeVector {
+    static var all: [TransactionVector] {
+        get throws { try Fixtures.rows("transactions_type4.jsonl").map(TransactionVector.init) }
     }
 }
 
 @Suite("tx sign: type 0x4")
 struct SetCodeTxCommandTests {
     @Test("vectors: raw transaction and hash byte for byte", arguments: try SetCodeVector.all)
-    func vectors(_ vector: SetCodeVector) async throws {
+    func vectors(_ vector: TransactionVector) async throws {
         let directory = try TemporaryDirectory()
         let key = try directory.write("key", vector.privateKey)
         let result = await signerkit(

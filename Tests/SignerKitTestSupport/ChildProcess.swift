@@ -79,6 +79,18 @@ public enum ChildProcess {
         }
     }
 
+    /// Takes the process out of `slot` (so a second call does nothing), ends it with
+    /// ``terminateInBackground(_:)`` and removes its log file: the `stop()` of the test servers.
+    public static func stopOnce(_ slot: borrowing Mutex<Process?>, removing log: URL) {
+        let running = slot.withLock { current -> Process? in
+            defer { current = nil }
+            return current
+        }
+        guard let running else { return }
+        terminateInBackground(running)
+        try? FileManager.default.removeItem(at: log)
+    }
+
     /// Sends SIGTERM now and leaves the rest of ``terminate(_:grace:)`` to a thread of its own, so
     /// the caller (often on the cooperative pool, in a `defer`) is not held up.
     public static func terminateInBackground(_ process: Process) {

@@ -188,13 +188,7 @@ public final class FaultServer: Sendable {
 
     /// Stops the server (idempotent).
     public func stop() {
-        let running = process.withLock { current -> Process? in
-            defer { current = nil }
-            return current
-        }
-        guard let running else { return }
-        ChildProcess.terminateInBackground(running)
-        try? FileManager.default.removeItem(at: logURL)
+        ChildProcess.stopOnce(process, removing: logURL)
     }
 
     private func control(_ method: String, _ name: String, body: String?) async throws -> JSONValue {

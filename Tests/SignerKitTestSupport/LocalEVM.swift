@@ -103,13 +103,7 @@ public final class LocalEVM: Sendable {
     /// a thread of its own, so a `defer { evm.stop() }` never holds a cooperative thread) and
     /// removes its log.
     public func stop() {
-        let running = process.withLock { current -> Process? in
-            defer { current = nil }
-            return current
-        }
-        guard let running else { return }
-        ChildProcess.terminateInBackground(running)
-        try? FileManager.default.removeItem(at: logURL)
+        ChildProcess.stopOnce(process, removing: logURL)
     }
 
     /// One JSON-RPC call to the node; the `result` member of its answer.
