@@ -1,5 +1,11 @@
+import Foundation
+
 /// How an ``RpcDispatcher`` sequences, confirms and journals what it signs. The defaults are the safe ones.
 public struct DispatchConfiguration: Sendable {
+    /// The active cores, read once: Foundation reads the cgroup files on every `activeProcessorCount`, which
+    /// cost as much as resolving a small batch.
+    static let activeCores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
     /// Dependent actions (on by default): within one batch, an action of an account that follows an
     /// `eth_sendTransaction` of the same account is signed only once that transaction is mined with status 1
     /// (a Pay two-step option: the `approve` must be mined before the permit is signed). Turn it off only

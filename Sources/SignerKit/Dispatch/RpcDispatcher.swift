@@ -135,8 +135,7 @@ public final class RpcDispatcher: Sendable {
 
     /// Resolves, routes and checks every action (concurrently for larger batches); nothing is signed here.
     func prepare(_ actions: [WalletRpcAction]) async throws(DispatchError) -> [(ResolvedRequest, any WalletRpcSigner)] {
-        let workers = min(
-            actions.count, max(1, configuration.resolutionWorkers ?? ProcessInfo.processInfo.activeProcessorCount))
+        let workers = min(actions.count, max(1, configuration.resolutionWorkers ?? DispatchConfiguration.activeCores))
         if actions.count < 4 || workers == 1 {
             var prepared: [(ResolvedRequest, any WalletRpcSigner)] = []
             for (index, action) in actions.enumerated() { prepared.append(try prepare(action, index: index)) }
