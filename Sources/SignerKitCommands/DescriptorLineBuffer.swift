@@ -6,9 +6,9 @@ import SignerKitSupport
     import Darwin
 #endif
 
-/// Lines read from an open file descriptor through one 64 KiB buffer, so a file of any size is read
-/// with bounded memory (a line is never longer in memory than itself plus the buffer). The descriptor
-/// is closed when the buffer is released.
+/// Lines read from an open file descriptor through one buffer (1 MiB for a regular file, 64 KiB for a
+/// pipe), so a file of any size is read with bounded memory (a line is never longer in memory than itself
+/// plus the buffer). The descriptor is closed when the buffer is released.
 final class DescriptorLineBuffer {
     private let descriptor: Int32
     private let label: String
@@ -17,19 +17,28 @@ final class DescriptorLineBuffer {
     private var atEnd = false
     /// Where the next line ends, when ``hasBufferedLine()`` has already found it.
     private var knownNewline: Int?
-    private static let readSize = 65_536
+    /// Bytes asked of one `read(2)`: 1 MiB from a regular file (fewer calls and copies), 64 KiB from a
+    /// pipe or terminal (whatever is there comes back at once anyway).
+    private let readSize: Int
+
+    /// Whether the descriptor is a regular file, whose reads never wait for a writer.
+    private let isRegularFile: Bool
 
     /// Takes ownership of `descriptor`; `label` names the source in errors.
     init(descriptor: Int32, label: String) {
         self.descriptor = descriptor
         self.label = label
+        var status = stat()
+        isRegularFile = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+        readSize = isRegularFile ? 1 << 20 : 65_536
     }
 
     deinit { close(descriptor) }
 
-    /// Whether the next line is already in the buffer, so ``next()`` will not wait for the file.
+    /// Whether ``next()`` will not wait for a writer: always for a regular file (its reads never wait),
+    /// else when the next line is already in the buffer.
     func hasBufferedLine() -> Bool {
-        if atEnd || knownNewline != nil { return true }
+        if isRegularFile || atEnd || knownNewline != nil { return true }
         knownNewline = newline(from: start)
         return knownNewline != nil
     }
@@ -74,19 +83,19 @@ final class DescriptorLineBuffer {
         }
     }
 
-    /// Appends one `read(2)` of up to 64 KiB, or marks the end.
+    /// Appends one `read(2)` of up to `readSize` bytes, or marks the end.
     private func fill() throws(CommandFailure) {
         let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: Self.readSize))
+        buffer.append(contentsOf: repeatElement(0, count: readSize))
         let result = buffer.withUnsafeMutableBytes { bytes in
             POSIXIO.readOnce(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
         }
         switch result {
         case .success(let count):
-            buffer.removeLast(Self.readSize - count)
+            buffer.removeLast(readSize - count)
             if count == 0 { atEnd = true }
         case .failure(let error):
-            buffer.removeLast(Self.readSize)
+            buffer.removeLast(readSize)
             throw .invalidInput("\(label): \(error)")
         }
     }

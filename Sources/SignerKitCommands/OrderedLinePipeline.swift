@@ -56,6 +56,7 @@ struct OrderedLinePipeline {
                 let index = nextChunk
                 nextChunk += 1
                 chunk = []
+                chunk.reserveCapacity(chunkLines)
                 bytesInChunk = 0
                 group.addTask {
                     var text = ""
