@@ -88,7 +88,7 @@ public final class HostedWalletSimulator: Sendable {
         case authorize(scope: String?, codeChallenge: String?)
         case message(String)
         case typedData(json: String, digest: Digest32)
-        case send(to: Address, value: UInt256, data: [UInt8])
+        case send(to: Address, value: UInt256, data: [UInt8], fields: WaypointTransactionFields)
 
         var method: WaypointMethod {
             switch self {
@@ -316,7 +316,22 @@ public final class HostedWalletSimulator: Sendable {
                 }
                 data = parsed
             }
-            ask = .send(to: to, value: value, data: data)
+            var fields = WaypointTransactionFields()
+            if let text = parameters["type"] {
+                guard text.hasPrefix("0x"), (3...4).contains(text.utf8.count),
+                    let type = UInt8(text.dropFirst(2), radix: 16)
+                else { return fail(.invalidPayload, "type must be 0x-hex") }
+                fields.type = type
+            }
+            for (name, path) in [
+                ("gas", \WaypointTransactionFields.gas), ("nonce", \.nonce), ("gasPrice", \.gasPrice),
+                ("maxFeePerGas", \.maxFeePerGas), ("maxPriorityFeePerGas", \.maxPriorityFeePerGas),
+            ] {
+                guard let text = parameters[name] else { continue }
+                guard let parsed = Self.decimal(text) else { return fail(.invalidPayload, "\(name) must be decimal") }
+                fields[keyPath: path] = parsed
+            }
+            ask = .send(to: to, value: value, data: data, fields: fields)
         }
         return .valid(
             Pending(
@@ -387,16 +402,19 @@ public final class HostedWalletSimulator: Sendable {
         case .typedData(_, let digest):
             let signature = try await signer.sign(prehash: digest)
             return .success(data: signature.hex, address: nil, secondaryAddress: nil)
-        case .send(let to, let value, let data):
+        case .send(let to, let value, let data, let fields):
             let count = nonce.withLock { value -> UInt64 in
                 defer { value += 1 }
                 return value
             }
+            // The stand-in is always EIP-1559; forwarded gas, nonce and fees are used (a legacy gas price
+            // as both fees), a forwarded type is shown on the approval page and kept in the request log.
             let transaction = Transaction.eip1559(
                 EIP1559Transaction(
-                    chainId: request.chainId, nonce: UInt256(count), maxPriorityFeePerGas: 1_000_000_000,
-                    maxFeePerGas: 20_000_000_000, gasLimit: data.isEmpty ? 21_000 : 200_000, to: to, value: value,
-                    data: data))
+                    chainId: request.chainId, nonce: fields.nonce ?? UInt256(count),
+                    maxPriorityFeePerGas: fields.maxPriorityFeePerGas ?? fields.gasPrice ?? 1_000_000_000,
+                    maxFeePerGas: fields.maxFeePerGas ?? fields.gasPrice ?? 20_000_000_000,
+                    gasLimit: fields.gas ?? (data.isEmpty ? 21_000 : 200_000), to: to, value: value, data: data))
             let signed = try await signer.signTransaction(transaction)
             return .success(data: signed.hash.hex, address: nil, secondaryAddress: nil)
         }
@@ -432,11 +450,14 @@ public final class HostedWalletSimulator: Sendable {
         case .typedData(let json, _):
             title = "Sign typed data"
             rows.append(("Typed data", json))
-        case .send(let to, let value, let data):
+        case .send(let to, let value, let data, let fields):
             title = data.isEmpty ? "Send" : "Contract call"
             rows.append(("To", to.checksummed))
             rows.append(("Value (wei)", value.decimalString))
             if !data.isEmpty { rows.append(("Data", Hex.encode(data))) }
+            for (name, text) in fields.parameters {
+                rows.append((name == "type" && text == "0x64" ? "Type (sponsored)" : name, text))
+            }
         }
         if let expect = request.expectAddress { rows.append(("Expected account", expect.checksummed)) }
         let details = rows.map { "<dt>\(HTML.escape($0.0))</dt><dd><pre>\(HTML.escape($0.1))</pre></dd>" }.joined()

@@ -288,12 +288,13 @@ public final class WaypointSession: Sendable {
     }
 
     /// A native transfer (`data` nil or empty) or contract call from `account`; returns the
-    /// transaction hash the wallet reports (checked to be 32 bytes).
+    /// transaction hash the wallet reports (checked to be 32 bytes). `fields` (type, gas, nonce, fees)
+    /// are forwarded as given.
     public func sendTransaction(
         to: Address, value: UInt256?, data: [UInt8]?, account: Address?,
-        chainId: UInt256 = UInt256(Waypoint.roninMainnet)
+        chainId: UInt256 = UInt256(Waypoint.roninMainnet), fields: WaypointTransactionFields = .init()
     ) async throws(WaypointError) -> Bytes32 {
-        let request: WaypointRequest
+        var request: WaypointRequest
         if let data, !data.isEmpty {
             request = .contractCall(
                 origin: origin, clientId: clientId, redirect: redirectURI, chainId: chainId, to: to, data: data,
@@ -303,6 +304,7 @@ public final class WaypointSession: Sendable {
                 origin: origin, clientId: clientId, redirect: redirectURI, chainId: chainId, to: to,
                 value: value ?? .zero, expectAddress: account)
         }
+        request.transactionFields = fields
         return try await perform(request) { (callback) throws(WaypointError) in
             try WaypointVerification.transactionHash(callback)
         }
