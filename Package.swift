@@ -114,7 +114,7 @@ let package = Package(
             name: "RedirectSigner",
             dependencies: [
                 "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKitSupport",
-                "SignerKitHTTPServer", "SignerKitHTTP",
+                "SignerKitHTTPServer", "SignerKitHTTP", "CGcrypt",
             ],
             swiftSettings: strictSwift
         ),

@@ -93,9 +93,17 @@ public struct WaypointSigner: WalletRpcSigner {
                 throw .invalidRequest(
                     "the hosted wallet cannot send EIP-7702 (type 0x4) transactions: authorizationList")
             }
+            // Forwarded as the upstream SDKs forward them; what the caller left out stays out (a bare
+            // request infers legacy, which is not forwarded as a type).
+            let inferredLegacy = transaction.type == .legacy && transaction.gasPrice == nil
+            let fields = WaypointTransactionFields(
+                type: inferredLegacy ? nil : transaction.type.rawValue, gas: transaction.gasLimit,
+                nonce: transaction.nonce,
+                gasPrice: transaction.gasPrice, maxFeePerGas: transaction.maxFeePerGas,
+                maxPriorityFeePerGas: transaction.maxPriorityFeePerGas)
             let hash = try await session.sendTransaction(
                 to: to, value: transaction.value, data: transaction.data, account: request.account,
-                chainId: request.chainId)
+                chainId: request.chainId, fields: fields)
             return .transactionHash(hash)
         default:
             throw .invalidRequest("\(request.method) is not supported by the hosted wallet")

@@ -19,8 +19,11 @@ import Synchronization
 /// and gets a 400 page instead.
 ///
 /// For `send` it signs an EIP-1559 transaction itself (own nonce counter, fixed fees) and returns its
-/// hash; nothing is broadcast. The ID token of `auth` is an unsigned JWT-shaped token (`alg: none`)
-/// and is only for tests.
+/// hash; nothing is broadcast. The ID token of `auth` is an ES256 JWT (`iss` the simulator's origin,
+/// `aud` the client id, `sub` the wallet address) signed with a P-256 key libgcrypt generated for this
+/// run; the key set is served at `/.well-known/jwks.json`. An authorize request with `code_challenge`
+/// (S256 only) is answered with an `authorization_code`, exchanged at `POST /oauth2/token` with the
+/// matching `code_verifier`. A scope without `wallet` is answered without an address.
 public final class HostedWalletSimulator: Sendable {
     /// How the simulator answers.
     public enum Mode: Sendable, Hashable {
@@ -49,13 +52,16 @@ public final class HostedWalletSimulator: Sendable {
         public var failure: WaypointErrorCode?
         /// The `version` sent in callbacks.
         public var version: String
+        /// Signs the ID tokens and publishes their keys (a fresh P-256 key per configuration).
+        public var tokenIssuer: IDTokenIssuer
 
         /// A configuration signing with `signer`.
         public init(
             signer: any PrehashSigner, reportedAddress: Address? = nil, secondaryAddress: Address? = nil,
             clientId: String? = nil, mode: Mode = .interactive, failure: WaypointErrorCode? = nil,
-            version: String = "1.0"
+            version: String = "1.0", tokenIssuer: IDTokenIssuer = IDTokenIssuer()
         ) {
+            self.tokenIssuer = tokenIssuer
             self.signer = signer
             self.reportedAddress = reportedAddress
             self.secondaryAddress = secondaryAddress
@@ -79,10 +85,10 @@ public final class HostedWalletSimulator: Sendable {
 
     /// What a valid request asks.
     enum Ask: Sendable {
-        case authorize(scope: String?)
+        case authorize(scope: String?, codeChallenge: String?)
         case message(String)
         case typedData(json: String, digest: Digest32)
-        case send(to: Address, value: UInt256, data: [UInt8])
+        case send(to: Address, value: UInt256, data: [UInt8], fields: WaypointTransactionFields)
 
         var method: WaypointMethod {
             switch self {
@@ -109,6 +115,8 @@ public final class HostedWalletSimulator: Sendable {
     private let pending = Mutex<[String: Pending]>([:])
     private let log = Mutex<[ReceivedRequest]>([])
     private let nonce = Mutex<UInt64>(0)
+    /// Issued PKCE codes: code → (challenge, client id, redirect, token).
+    private let codes = Mutex<[String: (challenge: String, clientId: String, redirect: String, token: String)]>([:])
 
     /// Binds 127.0.0.1:`port` (0: ephemeral) and serves at once.
     ///
@@ -150,6 +158,12 @@ public final class HostedWalletSimulator: Sendable {
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let path = String(request.path)
         if request.method == "POST", path == "/decide" { return await decide(request) }
+        if request.method == "POST", path == "/oauth2/token" { return exchange(request) }
+        if request.method == "GET", path == "/.well-known/jwks.json" {
+            return HTTPServerResponse(
+                status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                body: Array(configuration.tokenIssuer.jwksJSON.utf8))
+        }
         guard request.method == "GET" else { return page(405, "Method not allowed", "<p>Use GET.</p>") }
         if path == "/" {
             return page(
@@ -257,7 +271,17 @@ public final class HostedWalletSimulator: Sendable {
         let ask: Ask
         switch kind {
         case .auth:
-            ask = .authorize(scope: parameters["scope"])
+            var challenge: String?
+            if let text = parameters["code_challenge"] {
+                guard parameters["code_challenge_method"] == "S256" else {
+                    return fail(invalid, "code_challenge_method must be S256")
+                }
+                guard text.utf8.count == 43, Base64URL.decode(text)?.count == 32 else {
+                    return fail(invalid, "code_challenge is not a base64url SHA-256")
+                }
+                challenge = text
+            }
+            ask = .authorize(scope: parameters["scope"], codeChallenge: challenge)
         case .sign:
             switch (parameters["message"], parameters["typedData"]) {
             case (nil, nil): return fail(.signNoParams, "Nothing to sign: message or typedData is required")
@@ -292,7 +316,22 @@ public final class HostedWalletSimulator: Sendable {
                 }
                 data = parsed
             }
-            ask = .send(to: to, value: value, data: data)
+            var fields = WaypointTransactionFields()
+            if let text = parameters["type"] {
+                guard text.hasPrefix("0x"), (3...4).contains(text.utf8.count),
+                    let type = UInt8(text.dropFirst(2), radix: 16)
+                else { return fail(.invalidPayload, "type must be 0x-hex") }
+                fields.type = type
+            }
+            for (name, path) in [
+                ("gas", \WaypointTransactionFields.gas), ("nonce", \.nonce), ("gasPrice", \.gasPrice),
+                ("maxFeePerGas", \.maxFeePerGas), ("maxPriorityFeePerGas", \.maxPriorityFeePerGas),
+            ] {
+                guard let text = parameters[name] else { continue }
+                guard let parsed = Self.decimal(text) else { return fail(.invalidPayload, "\(name) must be decimal") }
+                fields[keyPath: path] = parsed
+            }
+            ask = .send(to: to, value: value, data: data, fields: fields)
         }
         return .valid(
             Pending(
@@ -315,8 +354,16 @@ public final class HostedWalletSimulator: Sendable {
                 .failure(WaypointFailure(code: code, name: code.name, message: code.defaultMessage)))
         }
         do {
-            let outcome = try await result(for: request)
-            return callback(redirect: request.redirect, state: request.state, method: method, outcome)
+            switch try await result(for: request) {
+            case .outcome(let outcome):
+                return callback(redirect: request.redirect, state: request.state, method: method, outcome)
+            case .code(let code, let address, let secondary):
+                return WaypointCallback(
+                    base: request.redirect, state: request.state, method: method, version: configuration.version,
+                    outcome: .success(data: "", address: address, secondaryAddress: secondary),
+                    authorizationCode: code
+                ).url
+            }
         } catch {
             let code = WaypointErrorCode.unknownError
             return callback(
@@ -325,31 +372,49 @@ public final class HostedWalletSimulator: Sendable {
         }
     }
 
-    private func result(for request: Pending) async throws(SignerError) -> WaypointCallback.Outcome {
+    /// What ``result(for:)`` answers: a callback outcome, or a PKCE authorization code.
+    private enum Answer {
+        case outcome(WaypointCallback.Outcome)
+        case code(String, address: String?, secondaryAddress: String?)
+
+        static func success(data: String, address: String?, secondaryAddress: String?) -> Answer {
+            .outcome(.success(data: data, address: address, secondaryAddress: secondaryAddress))
+        }
+    }
+
+    private func result(for request: Pending) async throws(SignerError) -> Answer {
         let signer = configuration.signer
         switch request.ask {
-        case .authorize(let scope):
-            let token = Self.idToken(
-                issuer: origin, audience: request.clientId, subject: configuration.walletAddress, scope: scope)
-            return .success(
-                data: token, address: configuration.walletAddress.lowercased,
-                secondaryAddress: configuration.secondaryAddress?.lowercased)
+        case .authorize(let scope, let challenge):
+            let token = idToken(audience: request.clientId, scope: scope)
+            let wallet = (scope ?? "openid wallet").split(separator: " ").contains("wallet")
+            let address = wallet ? configuration.walletAddress.lowercased : nil
+            let secondary = wallet ? configuration.secondaryAddress?.lowercased : nil
+            guard let challenge else { return .success(data: token, address: address, secondaryAddress: secondary) }
+            let code = WaypointStateStore.randomState()
+            codes.withLock {
+                $0[code] = (challenge: challenge, clientId: request.clientId, redirect: request.redirect, token: token)
+            }
+            return .code(code, address: address, secondaryAddress: secondary)
         case .message(let text):
             let signature = try await signer.sign(prehash: PersonalMessage.digest(Array(text.utf8)))
             return .success(data: signature.hex, address: nil, secondaryAddress: nil)
         case .typedData(_, let digest):
             let signature = try await signer.sign(prehash: digest)
             return .success(data: signature.hex, address: nil, secondaryAddress: nil)
-        case .send(let to, let value, let data):
+        case .send(let to, let value, let data, let fields):
             let count = nonce.withLock { value -> UInt64 in
                 defer { value += 1 }
                 return value
             }
+            // The stand-in is always EIP-1559; forwarded gas, nonce and fees are used (a legacy gas price
+            // as both fees), a forwarded type is shown on the approval page and kept in the request log.
             let transaction = Transaction.eip1559(
                 EIP1559Transaction(
-                    chainId: request.chainId, nonce: UInt256(count), maxPriorityFeePerGas: 1_000_000_000,
-                    maxFeePerGas: 20_000_000_000, gasLimit: data.isEmpty ? 21_000 : 200_000, to: to, value: value,
-                    data: data))
+                    chainId: request.chainId, nonce: fields.nonce ?? UInt256(count),
+                    maxPriorityFeePerGas: fields.maxPriorityFeePerGas ?? fields.gasPrice ?? 1_000_000_000,
+                    maxFeePerGas: fields.maxFeePerGas ?? fields.gasPrice ?? 20_000_000_000,
+                    gasLimit: fields.gas ?? (data.isEmpty ? 21_000 : 200_000), to: to, value: value, data: data))
             let signed = try await signer.signTransaction(transaction)
             return .success(data: signed.hash.hex, address: nil, secondaryAddress: nil)
         }
@@ -376,7 +441,7 @@ public final class HostedWalletSimulator: Sendable {
         ]
         let title: String
         switch request.ask {
-        case .authorize(let scope):
+        case .authorize(let scope, _):
             title = "Sign in"
             rows.append(("Scope", scope ?? ""))
         case .message(let text):
@@ -385,11 +450,14 @@ public final class HostedWalletSimulator: Sendable {
         case .typedData(let json, _):
             title = "Sign typed data"
             rows.append(("Typed data", json))
-        case .send(let to, let value, let data):
+        case .send(let to, let value, let data, let fields):
             title = data.isEmpty ? "Send" : "Contract call"
             rows.append(("To", to.checksummed))
             rows.append(("Value (wei)", value.decimalString))
             if !data.isEmpty { rows.append(("Data", Hex.encode(data))) }
+            for (name, text) in fields.parameters {
+                rows.append((name == "type" && text == "0x64" ? "Type (sponsored)" : name, text))
+            }
         }
         if let expect = request.expectAddress { rows.append(("Expected account", expect.checksummed)) }
         let details = rows.map { "<dt>\(HTML.escape($0.0))</dt><dd><pre>\(HTML.escape($0.1))</pre></dd>" }.joined()
@@ -414,21 +482,48 @@ public final class HostedWalletSimulator: Sendable {
         return value.magnitude
     }
 
-    /// `base64url(header).base64url(claims).` with `alg: none`.
-    static func idToken(issuer: String, audience: String, subject: Address, scope: String?) -> String {
-        let now = Int(Date().timeIntervalSince1970)
-        var claims = JSONObject([
-            "iss": .string(issuer), "aud": .string(audience), "sub": .string(subject.lowercased),
-            "iat": .number(String(now)), "exp": .number(String(now + 3600)),
-        ])
+    /// An ES256 ID token for `audience`: `iss` this origin, `sub` the wallet address, valid for an hour.
+    func idToken(audience: String, scope: String?) -> String {
+        var claims = IDTokenIssuer.claims(
+            issuer: origin, audience: audience, subject: configuration.walletAddress.lowercased,
+            now: Int64(Date().timeIntervalSince1970))
         if let scope { claims["scope"] = .string(scope) }
-        let header = JSONValue.object(JSONObject(["alg": .string("none"), "typ": .string("JWT")]))
-        return base64URL(header.serialized) + "." + base64URL(JSONValue.object(claims).serialized) + "."
+        return configuration.tokenIssuer.token(claims: claims)
     }
 
-    private static func base64URL(_ text: String) -> String {
-        Data(text.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+    /// `POST /oauth2/token`: exchanges a PKCE code (single use) when its verifier, client id and redirect
+    /// match; errors are RFC 6749 JSON (`invalid_request`, `invalid_grant`).
+    private func exchange(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        func json(_ status: Int, _ value: JSONObject) -> HTTPServerResponse {
+            HTTPServerResponse(
+                status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                body: Array(JSONValue.object(value).serialized.utf8))
+        }
+        func error(_ code: String, _ text: String) -> HTTPServerResponse {
+            json(400, JSONObject(["error": .string(code), "error_description": .string(text)]))
+        }
+        guard case .success(let pairs) = QueryEncoding.decodePairs(String(decoding: request.body, as: UTF8.self)[...])
+        else { return error("invalid_request", "unreadable form") }
+        let form = Dictionary(pairs.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        guard form["grant_type"] == "authorization_code" else {
+            return error("unsupported_grant_type", "grant_type must be authorization_code")
+        }
+        guard let code = form["code"], let verifier = form["code_verifier"], let clientId = form["client_id"],
+            let redirect = form["redirect_uri"]
+        else { return error("invalid_request", "code, code_verifier, client_id and redirect_uri are required") }
+        guard let issued = codes.withLock({ $0.removeValue(forKey: code) }) else {
+            return error("invalid_grant", "unknown or used code")
+        }
+        guard PKCEVerifier(verifier) != nil, PKCEVerifier.challenge(of: verifier) == issued.challenge else {
+            return error("invalid_grant", "code_verifier does not match the code_challenge")
+        }
+        guard clientId == issued.clientId, redirect == issued.redirect else {
+            return error("invalid_grant", "client_id or redirect_uri differs from the authorize request")
+        }
+        return json(
+            200,
+            JSONObject([
+                "id_token": .string(issued.token), "token_type": .string("Bearer"), "expires_in": .number("3600"),
+            ]))
     }
 }

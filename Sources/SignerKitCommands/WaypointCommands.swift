@@ -53,11 +53,35 @@ enum WaypointCommands {
         "--manual", help: "print the URL and read the callback URL pasted on stdin (needs --redirect)")
     static let socket = FlagSpec.option(
         "--socket", value: "PATH", help: "the deep-link socket (default: per-user runtime directory)")
+    static let jwks = FlagSpec.option(
+        "--jwks", value: "FILE|URL",
+        help: "authorize: verify the ID token (ES256) against this JWKS; refused tokens exit 65 naming the check")
+    static let issuer = FlagSpec.option(
+        "--issuer", value: "ISS", help: "authorize: the expected iss of the ID token (default: --origin); needs --jwks")
+    static let leeway = FlagSpec.option(
+        "--leeway", value: "SECONDS", help: "authorize: clock skew allowed on exp/nbf/iat (default 60); needs --jwks")
+    static let pkce = FlagSpec.flag(
+        "--pkce", help: "authorize: send an S256 code_challenge and exchange the returned authorization_code")
+    static let txType = FlagSpec.option(
+        "--type", value: "0x…", help: "send/call: the transaction type to forward (e.g. 0x2; Ronin's sponsored 0x64)")
+    static let gas = FlagSpec.option("--gas", value: "N", help: "send/call: the gas limit to forward")
+    static let nonce = FlagSpec.option("--nonce", value: "N", help: "send/call: the nonce to forward")
+    static let gasPrice = FlagSpec.option(
+        "--gas-price", value: "WEI", help: "send/call: the legacy gas price to forward")
+    static let maxFee = FlagSpec.option(
+        "--max-fee-per-gas", value: "WEI", help: "send/call: the EIP-1559 fee cap to forward")
+    static let maxPriorityFee = FlagSpec.option(
+        "--max-priority-fee-per-gas", value: "WEI", help: "send/call: the EIP-1559 priority fee to forward")
+    /// The `eth_sendTransaction` fields forwarded by send/call.
+    static let transactionFlags = [txType, gas, nonce, gasPrice, maxFee, maxPriorityFee]
+    /// The sign-in flags of the authorize round trip.
+    static let signInFlags = [jwks, issuer, leeway, pkce]
 
     /// The request flags shared by `url` and the round trips.
-    static let requestFlags = [
-        clientID, redirect, chainID, state, origin, scope, message, typedData, to, value, data, expectAddress,
-    ]
+    static let requestFlags =
+        [
+            clientID, redirect, chainID, state, origin, scope, message, typedData, to, value, data, expectAddress,
+        ] + transactionFlags
     /// Flags of the round-trip commands.
     static let roundTripFlags = requestFlags + [timeout, manual, socket]
 
@@ -91,7 +115,15 @@ enum WaypointCommands {
     /// `waypoint authorize …`.
     static let authorize = roundTrip(
         "authorize", summary: "Sign in with the hosted wallet; print {address, secondaryAddress, idToken} as JSON.",
-        kind: .authorize)
+        kind: .authorize, extraFlags: signInFlags,
+        extraDetails: """
+            With --jwks the ID token must verify (ES256 only, kid from the JWKS, fetched again once on an unknown
+            kid, iss = --issuer, aud = --client-id, exp/nbf/iat within --leeway) and the output adds "identity"
+            {sub, iss, aud, exp, iat, claims}; a refused token exits 65 naming the failed check (alg, kid,
+            signature, iss, aud, exp, nbf, iat, claims, format, jwks). A --scope without "wallet" signs in
+            identity-only: no address is required or printed. --pkce sends code_challenge (S256) and exchanges
+            the returned authorization_code at {origin}/oauth2/token with the verifier.
+            """)
     /// `waypoint sign-message …`.
     static let signMessage = roundTrip(
         "sign-message", summary: "Have the hosted wallet sign a text message; print the verified signature.",
@@ -153,7 +185,8 @@ enum WaypointCommands {
             case .authorize: ["--scope"]
             case .signMessage: ["--message", "--expect-address"]
             case .signTypedData: ["--typed-data", "--expect-address"]
-            case .send, .call: ["--to", "--value", "--data", "--expect-address"]
+            case .send, .call:
+                Set(["--to", "--value", "--data", "--expect-address"] + WaypointCommands.transactionFlags.map(\.name))
             }
         }
     }
@@ -252,7 +285,7 @@ enum WaypointCommands {
             }
             if kind == .call, calldata == nil { throw context.usageError("missing --data 0x… (the calldata)") }
             if kind == .send, amount == nil, calldata == nil { throw context.usageError("missing --value WEI") }
-            let request: WaypointRequest
+            var request: WaypointRequest
             if let calldata {
                 request = .contractCall(
                     origin: originValue, clientId: clientID, redirect: redirect, chainId: chain, to: recipient,
@@ -263,6 +296,7 @@ enum WaypointCommands {
                     origin: originValue, clientId: clientID, redirect: redirect, chainId: chain, to: recipient,
                     value: amount ?? .zero, expectAddress: expected)
             }
+            request.transactionFields = try transactionFields(options)
             return Parsed(request: request, typedData: nil)
         }
     }
@@ -297,7 +331,9 @@ enum WaypointCommands {
 
     // MARK: - Round trips
 
-    static func roundTrip(_ name: String, summary: String, kind: Kind) -> Command {
+    static func roundTrip(
+        _ name: String, summary: String, kind: Kind, extraFlags: [FlagSpec] = [], extraDetails: String? = nil
+    ) -> Command {
         Command.leaf(
             name, summary: summary,
             details: """
@@ -306,8 +342,8 @@ enum WaypointCommands {
                 (mydapp://callback) waits on a Unix socket for "signerkit waypoint deliver"; --manual reads the
                 pasted callback URL from stdin. "open: <url>" goes to stderr. Exit status 1 when the wallet refuses,
                 the answer does not verify, or no callback arrives before --timeout.
-                """,
-            synopsis: "--client-id ID [options]", flags: roundTripFlags,
+                """ + (extraDetails.map { "\n" + $0 } ?? ""),
+            synopsis: "--client-id ID [options]", flags: roundTripFlags + extraFlags,
             run: { (context) throws(CommandFailure) in try await runRoundTrip(context, kind: kind) })
     }
 
@@ -326,15 +362,33 @@ enum WaypointCommands {
                 }
                 return value
             } ?? 300
+        if !options.has("--jwks"), let flag = ["--issuer", "--leeway"].first(where: options.has) {
+            throw context.usageError("\(flag) needs --jwks FILE|URL (the keys the ID token is checked against)")
+        }
+        let leewaySeconds =
+            try options.value("--leeway").map { (text) throws(CommandFailure) -> Int64 in
+                guard let value = Int64(text), value >= 0, value <= 86_400 else {
+                    throw .invalidInput("--leeway: expected 0…86400 seconds")
+                }
+                return value
+            } ?? 60
+        if let issuerText = options.value("--issuer"), issuerText.isEmpty {
+            throw .invalidInput("--issuer must not be empty")
+        }
         let transport = try makeTransport(context)
         // Validate every flag against the real redirect before anything is opened.
         let parsed = try request(kind, redirect: transport.redirectURI, context: context)
+        let verifier = options.value("--jwks").map { location in
+            IDTokenVerifier(
+                issuer: options.value("--issuer") ?? parsed.request.origin, clientID: parsed.request.clientId,
+                leeway: leewaySeconds, keys: JWKSProvider(location: location))
+        }
         let session = WaypointSession(
             origin: parsed.request.origin, clientId: parsed.request.clientId, transport: transport,
-            timeout: .seconds(seconds))
+            timeout: .seconds(seconds), idTokenVerifier: verifier)
         let result: Result<String, WaypointError> = await {
             do throws(WaypointError) {
-                return .success(try await perform(parsed, kind: kind, session: session))
+                return .success(try await perform(parsed, kind: kind, session: session, pkce: options.has("--pkce")))
             } catch {
                 return .failure(error)
             }
@@ -346,23 +400,34 @@ enum WaypointCommands {
             return .success
         case .failure(let error):
             switch error {
-            case .invalidRequest, .messageNotText: throw .invalidInput(error.description)
+            case .invalidRequest, .messageNotText, .idToken: throw .invalidInput(error.description)
             default: throw .failure(error.description)
             }
         }
     }
 
     /// Runs the round trip; returns the line to print.
-    static func perform(_ parsed: Parsed, kind: Kind, session: WaypointSession) async throws(WaypointError) -> String {
+    static func perform(
+        _ parsed: Parsed, kind: Kind, session: WaypointSession, pkce: Bool = false
+    ) async throws(WaypointError) -> String {
         let request = parsed.request
         switch kind {
         case .authorize:
-            let auth = try await session.perform(request) { (callback) throws(WaypointError) in
-                try WaypointVerification.authorization(callback)
-            }
-            var object = JSONObject(["address": .string(auth.address.checksummed)])
+            guard case .authorize(let scope) = request.action else { throw .invalidRequest("--scope") }
+            let auth = try await session.signIn(chainId: request.chainId, scope: scope, pkce: pkce)
+            var object = JSONObject()
+            if let address = auth.address { object["address"] = .string(address.checksummed) }
             if let secondary = auth.secondaryAddress { object["secondaryAddress"] = .string(secondary.checksummed) }
             object["idToken"] = .string(auth.idToken)
+            if let identity = auth.identity {
+                object["identity"] = .object(
+                    JSONObject([
+                        "sub": .string(identity.subject), "iss": .string(identity.issuer),
+                        "aud": .array(identity.audience.map(JSONValue.string)),
+                        "exp": .number(String(identity.expiresAt)), "iat": .number(String(identity.issuedAt)),
+                        "claims": .object(identity.claims),
+                    ]))
+            }
             return JSONValue.object(object).serialized
         case .signMessage:
             guard case .personalSign(let message, let expected?) = request.action else {
@@ -516,6 +581,8 @@ enum WaypointCommands {
         }
         context.printLine("listening: \(simulator.origin)")
         context.io.writeStandardError("wallet \(simulator.configuration.walletAddress.checksummed); stop with Ctrl-C\n")
+        context.io.writeStandardError(
+            "jwks: \(simulator.origin)/.well-known/jwks.json (ID tokens: ES256, iss \(simulator.origin))\n")
         let end = exitAfter.map { ContinuousClock.now.advanced(by: .seconds($0)) }
         while end.map({ ContinuousClock.now < $0 }) ?? true {
             try? await Task.sleep(for: .milliseconds(200))
@@ -533,6 +600,34 @@ enum WaypointCommands {
             Waypoint.isValidRedirectURI(text)
         else { throw .invalidInput("--origin: expected https://host[:port]") }
         return text
+    }
+
+    /// The forwarded transaction fields of send/call.
+    static func transactionFields(_ options: ParsedOptions) throws(CommandFailure) -> WaypointTransactionFields {
+        var fields = WaypointTransactionFields()
+        if let text = options.value("--type") {
+            let digits = text.dropFirst(2)
+            guard text.lowercased().hasPrefix("0x"), !digits.isEmpty, digits.count <= 2,
+                let type = UInt8(digits, radix: 16), type <= 0x7F
+            else {
+                throw .invalidInput(
+                    "--type: expected a transaction type 0x0…0x7f (e.g. 0x2, 0x64), got \(TextSafety.displayArgument(text))"
+                )
+            }
+            fields.type = type
+        }
+        func quantity(_ flag: String) throws(CommandFailure) -> UInt256? {
+            try options.value(flag).map { (text) throws(CommandFailure) in try decimal(text, flag: flag) }
+        }
+        fields.gas = try quantity("--gas")
+        fields.nonce = try quantity("--nonce")
+        fields.gasPrice = try quantity("--gas-price")
+        fields.maxFeePerGas = try quantity("--max-fee-per-gas")
+        fields.maxPriorityFeePerGas = try quantity("--max-priority-fee-per-gas")
+        if fields.gasPrice != nil, fields.maxFeePerGas != nil || fields.maxPriorityFeePerGas != nil {
+            throw .invalidInput("--gas-price: give either --gas-price or the EIP-1559 fees, not both")
+        }
+        return fields
     }
 
     static func address(_ text: String, flag: String) throws(CommandFailure) -> Address {

@@ -131,6 +131,43 @@ struct ChromiumRoundTripTests {
         #expect(simulator.receivedRequests.contains { $0.parameters["message"] == "approved in Chromium: 1+1 & #" })
     }
 
+    @Test func signInInTheBrowserVerifiesTheIDToken() async throws {
+        guard let chromium = try launch() else { return }
+        let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet, clientId: "e2e-client"))
+        let clicker = Clicker(chromium: chromium, button: "approve")
+        let keys = JWKSProvider(location: simulator.origin + "/.well-known/jwks.json")
+        let session = WaypointSession(
+            origin: simulator.origin, clientId: "e2e-client", transport: try LoopbackTransport(opener: clicker.opener),
+            timeout: .seconds(90),
+            idTokenVerifier: IDTokenVerifier(issuer: simulator.origin, clientID: "e2e-client", keys: keys))
+        let outcome: Result<(WaypointAuthorization, WaypointSignIn), any Error>
+        do {
+            let auth = try await session.authorize()
+            let identityOnly = try await session.signIn(scope: ["openid"], pkce: true)
+            outcome = .success((auth, identityOnly))
+        } catch { outcome = .failure(error) }
+        let visits = await clicker.waitForVisits(2)
+        await session.close()
+        await simulator.stop()
+        await chromium.close()
+
+        let (auth, identityOnly) = try outcome.get()
+        #expect(clicker.errors.isEmpty, "browser driver: \(clicker.errors) \(chromium.log)")
+        #expect(auth.address == TestKeys.wallet.address)
+        #expect(auth.identity?.subject == TestKeys.wallet.address.lowercased)
+        #expect(auth.identity?.audience == ["e2e-client"])
+        #expect(identityOnly.address == nil)
+        #expect(identityOnly.exchangedCode)
+        #expect(identityOnly.identity?.issuer == simulator.origin)
+        #expect(keys.loadCount == 1)
+        #expect(visits.count == 2)
+        for visit in visits {
+            #expect(visit.outcome == "accepted")
+            #expect(visit.requestURL.hasPrefix(simulator.origin + "/client/e2e-client/authorize?clientId=e2e-client&"))
+        }
+        #expect(visits.contains { $0.finalURL.contains("authorization_code=") })
+    }
+
     @Test func rejectInTheBrowserFailsTheBatch() async throws {
         guard let chromium = try launch() else { return }
         let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet))

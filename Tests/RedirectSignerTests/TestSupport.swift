@@ -121,19 +121,28 @@ struct SimulatedWallet {
     static let clientId = "test-client"
 
     static func make(
-        _ configuration: HostedWalletSimulator.Configuration, timeout: Duration = .seconds(60)
+        _ configuration: HostedWalletSimulator.Configuration, timeout: Duration = .seconds(60),
+        verifying: Bool = false
     ) throws -> SimulatedWallet {
         let simulator = try HostedWalletSimulator(configuration: configuration)
         let browser = FetchingOpener()
         let transport = try LoopbackTransport(opener: browser.opener)
         let session = WaypointSession(
-            origin: simulator.origin, clientId: clientId, transport: transport, timeout: timeout)
+            origin: simulator.origin, clientId: clientId, transport: transport, timeout: timeout,
+            idTokenVerifier: verifying ? verifier(for: simulator) : nil)
         return SimulatedWallet(simulator: simulator, session: session, browser: browser)
     }
 
     func close() async {
         await session.close()
         await simulator.stop()
+    }
+
+    /// A verifier of the simulator's tokens: its origin as issuer, the test client, its JWKS URL.
+    static func verifier(for simulator: HostedWalletSimulator, clientId: String = clientId) -> IDTokenVerifier {
+        IDTokenVerifier(
+            issuer: simulator.origin, clientID: clientId,
+            keys: JWKSProvider(location: simulator.origin + "/.well-known/jwks.json"))
     }
 }
 

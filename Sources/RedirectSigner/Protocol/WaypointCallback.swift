@@ -78,6 +78,7 @@ public struct WaypointFailure: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A parsed callback URL: `<redirect>?state=…&method=…&version=…&type=success&data=…[&address=…]`
+/// (an authorize answer to a PKCE request may carry `authorization_code` instead of `data`)
 /// or `…&type=fail&code=NNNN&message=%5BNAME%5D+text`.
 ///
 /// Parsing is tolerant of parameter order, of `+` or `%20` for spaces, of absent optional fields and
@@ -104,14 +105,21 @@ public struct WaypointCallback: Sendable, Hashable {
     public let version: String?
     /// Success or failure.
     public let outcome: Outcome
+    /// The `authorization_code` of a PKCE authorize answer (to be exchanged at the token endpoint with the
+    /// code verifier); such a callback may come without `data` (its `data` is then empty).
+    public let authorizationCode: String?
 
     /// Builds a callback value (for wallets and tests; parse received URLs with ``init(parsing:)``).
-    public init(base: String, state: String, method: WaypointMethod, version: String?, outcome: Outcome) {
+    public init(
+        base: String, state: String, method: WaypointMethod, version: String?, outcome: Outcome,
+        authorizationCode: String? = nil
+    ) {
         self.base = base
         self.state = state
         self.method = method
         self.version = version
         self.outcome = outcome
+        self.authorizationCode = authorizationCode
     }
 
     /// The success `data`, or `nil` for a failure.
@@ -162,9 +170,10 @@ public struct WaypointCallback: Sendable, Hashable {
         guard let methodText = values["method"] else { throw .missingParameter("method") }
         guard let method = WaypointMethod(rawValue: methodText) else { throw .invalidMethod(methodText) }
         let outcome: Outcome
+        let code = method == .auth ? nonEmpty("authorization_code") : nil
         switch type {
         case "success":
-            guard let data = values["data"] else { throw .missingParameter("data") }
+            guard let data = values["data"] ?? (code == nil ? nil : "") else { throw .missingParameter("data") }
             outcome = .success(
                 data: data, address: nonEmpty("address"), secondaryAddress: nonEmpty("secondary_address"))
         case "fail":
@@ -177,7 +186,9 @@ public struct WaypointCallback: Sendable, Hashable {
         default:
             throw .invalidType(type)
         }
-        self.init(base: base, state: state, method: method, version: nonEmpty("version"), outcome: outcome)
+        self.init(
+            base: base, state: state, method: method, version: nonEmpty("version"), outcome: outcome,
+            authorizationCode: type == "success" ? code : nil)
     }
 
     /// The callback as a URL on `base` (what a hosted wallet redirects to): values form-encoded,
@@ -189,7 +200,8 @@ public struct WaypointCallback: Sendable, Hashable {
         switch outcome {
         case .success(let data, let address, let secondaryAddress):
             pairs.append(("type", "success"))
-            pairs.append(("data", data))
+            if !data.isEmpty || authorizationCode == nil { pairs.append(("data", data)) }
+            if let authorizationCode { pairs.append(("authorization_code", authorizationCode)) }
             if let address { pairs.append(("address", address)) }
             if let secondaryAddress { pairs.append(("secondary_address", secondaryAddress)) }
         case .failure(let failure):

@@ -22,6 +22,10 @@ public enum WaypointError: Error, Sendable, Hashable, CustomStringConvertible {
     case walletFailure(WaypointFailure)
     /// The wallet's answer does not verify (a signature from another key, a malformed hash, …).
     case verificationFailed(String)
+    /// The ID token did not verify (``IDTokenError/check`` names the failed check).
+    case idToken(IDTokenError)
+    /// The token endpoint did not exchange the authorization code (the text says why).
+    case tokenExchange(String)
     /// No callback arrived in time.
     case timedOut
     /// The waiting task was cancelled, or the user closed the browser sheet.
@@ -44,6 +48,8 @@ public enum WaypointError: Error, Sendable, Hashable, CustomStringConvertible {
         case .redirectMismatch(let expected, let actual): "callback arrived at \(actual), expected \(expected)"
         case .walletFailure(let failure): "hosted wallet refused: \(failure)"
         case .verificationFailed(let text): "verification failed: \(text)"
+        case .idToken(let error): "\(error)"
+        case .tokenExchange(let text): "authorization code exchange failed: \(text)"
         case .timedOut: "no callback arrived before the timeout"
         case .cancelled: "cancelled"
         case .transport(let text): "transport: \(text)"
@@ -57,6 +63,7 @@ public enum WaypointError: Error, Sendable, Hashable, CustomStringConvertible {
         case .walletFailure(let failure) where failure.code == .userCancel: .rejected("hosted wallet: \(failure)")
         case .walletFailure(let failure): .backendFailure("hosted wallet: \(failure)")
         case .verificationFailed(let text): .verificationFailed("hosted wallet: \(text)")
+        case .idToken(let error): .verificationFailed("hosted wallet: \(error)")
         case .invalidRequest, .messageNotText: .invalidRequest(description)
         default: .backendFailure("hosted wallet: \(description)")
         }

@@ -38,6 +38,11 @@ public struct WaypointRequest: Sendable, Hashable {
     public var chainId: UInt256
     /// What is asked.
     public var action: Action
+    /// Authorize only: the PKCE S256 challenge (``PKCEVerifier/challenge``), sent as `code_challenge`
+    /// with `code_challenge_method=S256`; the wallet then answers with an `authorization_code`.
+    public var codeChallenge: String?
+    /// Send only: the transaction fields forwarded as the upstream SDKs do (type, gas, nonce, fees).
+    public var transactionFields: WaypointTransactionFields
 
     /// A request with every field given. `origin` loses any trailing `/`.
     public init(
@@ -50,6 +55,8 @@ public struct WaypointRequest: Sendable, Hashable {
         self.redirect = redirect
         self.chainId = chainId
         self.action = action
+        codeChallenge = nil
+        transactionFields = WaypointTransactionFields()
     }
 
     /// The callback `method` that answers this request.
@@ -87,6 +94,10 @@ public struct WaypointRequest: Sendable, Hashable {
         switch action {
         case .authorize(let scope):
             if !scope.isEmpty { pairs.append(("scope", scope.joined(separator: " "))) }
+            if let codeChallenge {
+                pairs.append(("code_challenge", codeChallenge))
+                pairs.append(("code_challenge_method", "S256"))
+            }
         case .personalSign(let message, let expectAddress):
             pairs.append(("message", message))
             if let expectAddress { pairs.append(("expectAddress", expectAddress.checksummed)) }
@@ -98,6 +109,7 @@ public struct WaypointRequest: Sendable, Hashable {
             if let value { pairs.append(("value", value.decimalString)) }
             if let data { pairs.append(("data", Hex.encode(data))) }
             if let expectAddress { pairs.append(("expectAddress", expectAddress.checksummed)) }
+            pairs += transactionFields.parameters
         }
         return pairs
     }

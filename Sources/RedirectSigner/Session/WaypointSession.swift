@@ -39,15 +39,21 @@ public final class WaypointSession: Sendable {
     public let transport: any WaypointTransport
     /// The pending states; its timeout is how long a request waits for its callback.
     public let store: WaypointStateStore
+    /// When set, every authorize answer's ID token must pass it before the sign-in is accepted.
+    public let idTokenVerifier: IDTokenVerifier?
+    /// Where a PKCE authorization code is exchanged (default `{origin}/oauth2/token`).
+    public let tokenEndpoint: String
 
     private let waiters = Mutex<[String: OneShot<Result<Delivery, WaypointError>>]>([:])
     private let lifecycle = Mutex<Lifecycle>(.idle)
 
     /// A session for `clientId` at `origin` over `transport`; a request fails with
-    /// ``WaypointError/timedOut`` when no callback arrives within `timeout`.
+    /// ``WaypointError/timedOut`` when no callback arrives within `timeout`. With `idTokenVerifier`,
+    /// sign-ins are accepted only with an ID token that passes it; PKCE codes are exchanged at
+    /// `tokenEndpoint` (default `{origin}/oauth2/token`).
     public init(
         origin: String = Waypoint.defaultOrigin, clientId: String, transport: any WaypointTransport,
-        timeout: Duration = .seconds(300)
+        timeout: Duration = .seconds(300), idTokenVerifier: IDTokenVerifier? = nil, tokenEndpoint: String? = nil
     ) {
         var origin = origin
         while origin.hasSuffix("/") { origin.removeLast() }
@@ -55,6 +61,8 @@ public final class WaypointSession: Sendable {
         self.clientId = clientId
         self.transport = transport
         store = WaypointStateStore(timeout: timeout)
+        self.idTokenVerifier = idTokenVerifier
+        self.tokenEndpoint = tokenEndpoint ?? origin + "/oauth2/token"
     }
 
     /// The redirect URI requests carry (the transport's).
@@ -131,7 +139,7 @@ public final class WaypointSession: Sendable {
     ///   routing errors for a tampered callback, and whatever `verify` throws (a `type=fail` callback
     ///   is ``WaypointError/walletFailure(_:)`` through the verification helpers).
     public func perform<Result: Sendable>(
-        _ request: WaypointRequest, verify: @Sendable (WaypointCallback) throws(WaypointError) -> Result
+        _ request: WaypointRequest, verify: @Sendable (WaypointCallback) async throws(WaypointError) -> Result
     ) async throws(WaypointError) -> Result {
         guard request.redirect == redirectURI else {
             throw .invalidRequest("redirect \(request.redirect) is not this session's \(redirectURI)")
@@ -168,7 +176,7 @@ public final class WaypointSession: Sendable {
             throw error
         case .success(let delivery):
             do {
-                let value = try verify(delivery.callback)
+                let value = try await verify(delivery.callback)
                 delivery.reply(.accepted(Self.acceptedText(delivery.callback)))
                 return value
             } catch {
@@ -182,11 +190,11 @@ public final class WaypointSession: Sendable {
     public func authorize(
         chainId: UInt256 = UInt256(Waypoint.roninMainnet), scope: [String] = Waypoint.defaultScope
     ) async throws(WaypointError) -> WaypointAuthorization {
-        let request = WaypointRequest.authorize(
-            origin: origin, clientId: clientId, redirect: redirectURI, chainId: chainId, scope: scope)
-        return try await perform(request) { (callback) throws(WaypointError) in
-            try WaypointVerification.authorization(callback)
-        }
+        let signIn = try await self.signIn(chainId: chainId, scope: scope)
+        guard let address = signIn.address else { throw .verificationFailed("authorize callback has no address") }
+        return WaypointAuthorization(
+            address: address, secondaryAddress: signIn.secondaryAddress, idToken: signIn.idToken,
+            version: signIn.version, identity: signIn.identity)
     }
 
     /// `personal_sign` of a text message by `account`; the signature is verified against the EIP-191
@@ -280,12 +288,13 @@ public final class WaypointSession: Sendable {
     }
 
     /// A native transfer (`data` nil or empty) or contract call from `account`; returns the
-    /// transaction hash the wallet reports (checked to be 32 bytes).
+    /// transaction hash the wallet reports (checked to be 32 bytes). `fields` (type, gas, nonce, fees)
+    /// are forwarded as given.
     public func sendTransaction(
         to: Address, value: UInt256?, data: [UInt8]?, account: Address?,
-        chainId: UInt256 = UInt256(Waypoint.roninMainnet)
+        chainId: UInt256 = UInt256(Waypoint.roninMainnet), fields: WaypointTransactionFields = .init()
     ) async throws(WaypointError) -> Bytes32 {
-        let request: WaypointRequest
+        var request: WaypointRequest
         if let data, !data.isEmpty {
             request = .contractCall(
                 origin: origin, clientId: clientId, redirect: redirectURI, chainId: chainId, to: to, data: data,
@@ -295,6 +304,7 @@ public final class WaypointSession: Sendable {
                 origin: origin, clientId: clientId, redirect: redirectURI, chainId: chainId, to: to,
                 value: value ?? .zero, expectAddress: account)
         }
+        request.transactionFields = fields
         return try await perform(request) { (callback) throws(WaypointError) in
             try WaypointVerification.transactionHash(callback)
         }

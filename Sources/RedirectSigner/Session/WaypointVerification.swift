@@ -8,11 +8,13 @@ public struct WaypointAuthorization: Sendable, Hashable {
     public let address: Address
     /// The user's external account, when one is connected.
     public let secondaryAddress: Address?
-    /// The OpenID ID token. It is not verified here: a dapp backend checks it against Waypoint's
-    /// published keys before trusting its claims.
+    /// The OpenID ID token: verified when the session has an ``IDTokenVerifier`` (see ``identity``);
+    /// otherwise a dapp backend must check it against Waypoint's published keys before trusting its claims.
     public let idToken: String
     /// The wallet's protocol version, when sent.
     public let version: String?
+    /// The verified identity, when the session checks ID tokens (``WaypointSession/idTokenVerifier``).
+    public var identity: VerifiedIDToken? = nil
 
     /// Every address, keyless wallet first.
     public var addresses: [Address] { [address] + (secondaryAddress.map { [$0] } ?? []) }
@@ -89,7 +91,7 @@ public enum WaypointVerification {
         }
     }
 
-    private static func success(_ callback: WaypointCallback) throws(WaypointError) -> (String, String?, String?) {
+    static func success(_ callback: WaypointCallback) throws(WaypointError) -> (String, String?, String?) {
         switch callback.outcome {
         case .failure(let failure): throw .walletFailure(failure)
         case .success(let data, let address, let secondary): return (data, address, secondary)
