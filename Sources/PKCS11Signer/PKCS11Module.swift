@@ -291,22 +291,31 @@ public final class PKCS11Module: @unchecked Sendable {
     func attribute(session: CK_SESSION_HANDLE, object: CK_OBJECT_HANDLE, _ type: CK_ATTRIBUTE_TYPE) throws(PKCS11Error)
         -> [UInt8]?
     {
-        var attribute = CK_ATTRIBUTE(type: type, pValue: nil, ulValueLen: 0)
-        var rv = functions.getAttributeValue(session, object, &attribute, 1)
-        if rv == CKR_ATTRIBUTE_TYPE_INVALID || rv == CKR_ATTRIBUTE_SENSITIVE { return nil }
-        try check(rv, "C_GetAttributeValue")
-        if attribute.ulValueLen == SK_CK_UNAVAILABLE_INFORMATION { return nil }
-        var value = [UInt8](repeating: 0, count: Int(attribute.ulValueLen))
-        rv = value.withUnsafeMutableBytes { buffer in
-            attribute.pValue = buffer.baseAddress
-            defer { attribute.pValue = nil }
-            return functions.getAttributeValue(session, object, &attribute, 1)
+        // Size, then value. With a store other processes write (SoftHSM2's files), the value can grow
+        // between the two calls (CKR_BUFFER_TOO_SMALL): ask for the size again, a bounded number of times.
+        for attempt in 1...Self.attributeAttempts {
+            var attribute = CK_ATTRIBUTE(type: type, pValue: nil, ulValueLen: 0)
+            var rv = functions.getAttributeValue(session, object, &attribute, 1)
+            if rv == CKR_ATTRIBUTE_TYPE_INVALID || rv == CKR_ATTRIBUTE_SENSITIVE { return nil }
+            try check(rv, "C_GetAttributeValue")
+            if attribute.ulValueLen == SK_CK_UNAVAILABLE_INFORMATION { return nil }
+            var value = [UInt8](repeating: 0, count: Int(attribute.ulValueLen))
+            rv = value.withUnsafeMutableBytes { buffer in
+                attribute.pValue = buffer.baseAddress
+                defer { attribute.pValue = nil }
+                return functions.getAttributeValue(session, object, &attribute, 1)
+            }
+            if rv == CKR_BUFFER_TOO_SMALL && attempt < Self.attributeAttempts { continue }
+            if rv == CKR_ATTRIBUTE_TYPE_INVALID || rv == CKR_ATTRIBUTE_SENSITIVE { return nil }
+            try check(rv, "C_GetAttributeValue")
+            if attribute.ulValueLen == SK_CK_UNAVAILABLE_INFORMATION { return nil }
+            return Array(value.prefix(Int(attribute.ulValueLen)))
         }
-        if rv == CKR_ATTRIBUTE_TYPE_INVALID || rv == CKR_ATTRIBUTE_SENSITIVE { return nil }
-        try check(rv, "C_GetAttributeValue")
-        if attribute.ulValueLen == SK_CK_UNAVAILABLE_INFORMATION { return nil }
-        return Array(value.prefix(Int(attribute.ulValueLen)))
+        return nil
     }
+
+    /// How often ``attribute(session:object:_:)`` asks again when the value outgrew its size.
+    static let attributeAttempts = 4
 
     /// Runs `body` while holding the module-wide object-management lock.
     func serializingObjectAccess<R>(_ body: () throws(PKCS11Error) -> R) throws(PKCS11Error) -> R {
