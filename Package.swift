@@ -264,7 +264,7 @@ let package = Package(
         .testTarget(
             name: "SignerKitCommandsTests",
             dependencies: [
-                "SignerKitCommands", "EthereumPrimitives", "SignerKitTestSupport", "WalletConnectPay",
+                "SignerKitCommands", "EthereumPrimitives", "SignerKitHTTP", "SignerKitTestSupport", "WalletConnectPay",
                 "WalletConnectPayTesting",
             ],
             resources: [.copy("Fixtures")],

@@ -1,0 +1,82 @@
+import EthereumPrimitives
+import Foundation
+import SignerKitHTTP
+import SignerKitTestSupport
+import Testing
+
+@testable import SignerKitCommands
+
+/// `signerkit waypoint authorize --jwks …` against `signerkit waypoint simulate-wallet --auto approve`, both in
+/// process, the browser's part played by the libcurl client (the request link, the wallet's redirect, the
+/// callback).
+@Suite("waypoint authorize: verified ID tokens, identity-only scopes, PKCE")
+struct WaypointSignInCommandTests {
+    @Test("--jwks: identity verified; --pkce: code exchanged; no wallet scope: no address; wrong --issuer: exit 65")
+    func signIn() async throws {
+        let directory = try TemporaryDirectory()
+        let key = try directory.write("key", TestKeys.alphaHex)
+        let wallet = CapturedIO()
+        let simulator = Task {
+            await SignerKitCommandLine.run(
+                ["waypoint", "simulate-wallet", "--key-file", key, "--auto", "approve", "--exit-after", "90"],
+                io: wallet)
+        }
+        _ = simulator
+        let origin = try await Self.line(after: "listening: ") { wallet.output }
+        let base = [
+            "waypoint", "authorize", "--origin", origin, "--client-id", "cli-test-client", "--jwks",
+            "\(origin)/.well-known/jwks.json", "--timeout", "60",
+        ]
+
+        let verified = try await Self.authorize(base)
+        #expect(verified.status == 0, "\(verified)")
+        let output = try JSONValue(parsing: verified.stdout)
+        #expect(output["address"]?.stringValue == TestKeys.alphaAddress, "\(verified)")
+        #expect(output["identity"]?["aud"] != nil, "\(verified)")
+        #expect(output["identity"]?["iss"]?.stringValue == origin, "\(verified)")
+
+        let pkce = try await Self.authorize(base + ["--pkce", "--scope", "openid"])
+        #expect(pkce.status == 0, "\(pkce)")
+        let identityOnly = try JSONValue(parsing: pkce.stdout)
+        #expect(identityOnly["address"] == nil, "\(pkce)")
+        #expect(identityOnly["identity"]?["sub"] != nil, "\(pkce)")
+
+        // A refused token: exit 65, nothing on stdout, and after the "open:" line one error naming the check.
+        let impostor = try await Self.authorize(base + ["--issuer", "https://issuer.example"])
+        #expect(impostor.status == ExitCode.invalidInput.rawValue, "\(impostor)")
+        #expect(impostor.stdout.isEmpty, "\(impostor)")
+        #expect(impostor.stderrLines.count == 2, "\(impostor)")
+        #expect(impostor.stderrLines.last?.hasPrefix("error: ID token refused (iss)") == true, "\(impostor)")
+    }
+
+    /// Runs `waypoint authorize`, opens the link it announces and follows the wallet's redirect to the
+    /// command's loopback callback; the command's result.
+    static func authorize(_ arguments: [String]) async throws -> CommandResult {
+        let io = CapturedIO()
+        let run = Task { await SignerKitCommandLine.run(arguments, io: io) }
+        let link = try await line(after: "open: ") { io.error }
+        var current = link
+        for _ in 0..<4 {
+            guard let url = URL(string: current) else { break }
+            var request = HTTPRequest(method: "GET", url: url, timeout: .seconds(60))
+            request.deliversRedirects = true
+            let response = try await CurlHTTPTransport.shared.send(request)
+            guard (300..<400).contains(response.status), let location = response.header("Location") else { break }
+            current = URL(string: location, relativeTo: url)?.absoluteString ?? location
+        }
+        let status = await run.value
+        return CommandResult(status: status, stdout: io.output, stderr: io.error)
+    }
+
+    /// The rest of the first line of `text()` that starts with `prefix`, waiting up to 60 s for it.
+    static func line(after prefix: String, _ text: @Sendable () -> String) async throws -> String {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while ContinuousClock.now < deadline {
+            if let line = text().split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
+                return String(line.dropFirst(prefix.count))
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw FixtureError(description: "no line starting with \(prefix.debugDescription) within 60 s")
+    }
+}
