@@ -40,6 +40,9 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
     case unsupportedField(String)
     /// A transaction type other than `0x0`, `0x1`, `0x2` or `0x4`; carries it as a hex quantity.
     case unsupportedType(String)
+    /// A type SignerKit forwards but never signs (``TransactionType/roninSponsored``): only a backend that
+    /// hands the request to the wallet sponsoring it can send it.
+    case forwardOnly(TransactionType)
     /// No `to` and no `data`: a contract creation with empty init code (almost always a mistake
     /// that would lose the value sent).
     case contractCreationWithoutData
@@ -129,6 +132,8 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
             "field \(Self.quote(field)) is not supported (blob transactions are not supported)"
         case .unsupportedType(let type):
             "field \"type\": unsupported transaction type \(Self.quote(type)) (supported: 0x0, 0x1, 0x2, 0x4)"
+        case .forwardOnly(let type):
+            "field \"type\": a \(type) transaction is signed by the wallet that sponsors it, never here (only a hosted-wallet backend forwards it)"
         case .contractCreationWithoutData:
             "field \"to\" is missing and \"data\" is empty: refusing a contract creation without code"
         case .contractCreationNotAllowed(let type):

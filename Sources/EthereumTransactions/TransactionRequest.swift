@@ -141,7 +141,7 @@ public struct TransactionRequest: Sendable, Hashable {
             if maxFeePerGas != nil { throw .fieldNotAllowed(field: "maxFeePerGas", type: type) }
             if maxPriorityFeePerGas != nil { throw .fieldNotAllowed(field: "maxPriorityFeePerGas", type: type) }
             if type == .legacy && !accessList.isEmpty { throw .fieldNotAllowed(field: "accessList", type: type) }
-        case .eip1559, .eip7702:
+        case .eip1559, .eip7702, .roninSponsored:
             if gasPrice != nil { throw .fieldNotAllowed(field: "gasPrice", type: type) }
             if let maxFeePerGas, let maxPriorityFeePerGas, maxPriorityFeePerGas > maxFeePerGas {
                 throw .priorityFeeAboveMaxFee(maxPriorityFeePerGas: maxPriorityFeePerGas, maxFeePerGas: maxFeePerGas)
@@ -171,7 +171,7 @@ public struct TransactionRequest: Sendable, Hashable {
         switch type {
         case .legacy, .eip2930:
             if gasPrice == nil { missing.append("gasPrice") }
-        case .eip1559, .eip7702:
+        case .eip1559, .eip7702, .roninSponsored:
             if maxFeePerGas == nil { missing.append("maxFeePerGas") }
             if maxPriorityFeePerGas == nil { missing.append("maxPriorityFeePerGas") }
         }
@@ -190,7 +190,7 @@ public struct TransactionRequest: Sendable, Hashable {
         switch type {
         case .legacy, .eip2930:
             copy.gasPrice = self.gasPrice ?? gasPrice
-        case .eip1559, .eip7702:
+        case .eip1559, .eip7702, .roninSponsored:
             copy.maxFeePerGas = self.maxFeePerGas ?? maxFeePerGas
             copy.maxPriorityFeePerGas = self.maxPriorityFeePerGas ?? maxPriorityFeePerGas
         }
@@ -211,6 +211,7 @@ public struct TransactionRequest: Sendable, Hashable {
         if let own = chainId, let expected, own != expected {
             throw .chainIdMismatch(transaction: own, expected: expected)
         }
+        guard type.isSignedLocally else { throw .forwardOnly(type) }
         try validate()
         if let first = missingFields.first { throw .missingField(first) }
         let chain = chainId ?? expected
@@ -245,6 +246,8 @@ public struct TransactionRequest: Sendable, Hashable {
                     chainId: chain, nonce: nonce, maxPriorityFeePerGas: maxPriorityFeePerGas ?? 0,
                     maxFeePerGas: maxFeePerGas ?? 0, gasLimit: gasLimit, destination: to, value: value, data: data,
                     accessList: accessList, authorizationList: authorizationList))
+        case .roninSponsored:
+            throw .forwardOnly(type)
         }
     }
 }

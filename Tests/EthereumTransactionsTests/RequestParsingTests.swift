@@ -119,6 +119,17 @@ struct RequestParsingTests {
         #expect(try TransactionRequest(json: json(request(#""type":"0x00","accessList":[]"#))).type == .legacy)
     }
 
+    @Test("Ronin's sponsored type 0x64 parses (fee-market fields) but is never completed for local signing")
+    func sponsored() throws {
+        let parsed = try TransactionRequest(json: json(request(#""type":"0x64","maxFeePerGas":"0x2""#)))
+        #expect(parsed.type == .roninSponsored)
+        #expect(parsed.type.hexQuantity == "0x64")
+        #expect(throws: TransactionError.forwardOnly(.roninSponsored)) {
+            _ = try parsed.complete(chainId: 2020)
+        }
+        #expect(try requestError(request(#""type":"0x64","gasPrice":"0x1""#)) != nil)
+    }
+
     @Test("unknown types and blob fields are refused; an empty authorization list is an invalid type-4 request")
     func unsupported() throws {
         let error = try requestError(request(#""type":"0x3""#))

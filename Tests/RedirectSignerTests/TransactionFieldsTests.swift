@@ -72,21 +72,46 @@ struct TransactionFieldsTests {
         #expect(sent["gas"] == nil)
     }
 
-    @Test func dispatcherStillRefusesSponsoredType() async throws {
-        // Known gap: TransactionRequest knows types 0x0–0x2 and 0x4 only, so 0x64 is refused before the
-        // hosted wallet; WaypointSession.sendTransaction(fields:) passes it through.
+    @Test func dispatcherForwardsSponsoredType() async throws {
+        // Ronin's sponsored type 0x64 through the dispatcher: forwarded as is to the hosted wallet, whose
+        // transaction hash comes back; a software key refuses to sign it (it is the sponsor's to sign).
         let wallet = try SimulatedWallet.make(.init(signer: TestKeys.wallet, mode: .autoApprove))
         defer { Task { await wallet.close() } }
         let dispatcher = RpcDispatcher()
         try dispatcher.register(WaypointSigner(session: wallet.session, accounts: [TestKeys.wallet.address]))
         let object = JSONObject([
             "from": .string(TestKeys.wallet.address.lowercased), "to": .string(TestKeys.other.address.lowercased),
-            "value": .string("0x1"), "type": .string("0x64"),
+            "value": .string("0x1"), "type": .string("0x64"), "gas": .string("0x15f90"),
         ])
         let action = WalletRpcAction(
             chainId: ChainID(eip155: 2020), method: .sendTransaction,
             params: JSONValue.array([.object(object)]).serialized)
-        await #expect(throws: (any Error).self) { _ = try await dispatcher.sign(actions: [action]) }
-        #expect(wallet.simulator.receivedRequests.isEmpty)
+        let signed = try await dispatcher.sign(actions: [action])
+        #expect(signed.results.count == 1)
+        #expect(try Hex.decode(try #require(signed.results.first)).count == 32)
+        let sent = try #require(wallet.simulator.receivedRequests.first?.parameters)
+        #expect(sent["type"] == "0x64")
+        #expect(sent["gas"] == "90000")
+
+        let software = RpcDispatcher()
+        try software.register(TestKeys.software)
+        let local = WalletRpcAction(
+            chainId: ChainID(eip155: 2020), method: .signTransaction,
+            params: JSONValue.array([
+                .object(
+                    JSONObject([
+                        "from": .string(TestKeys.software.address.lowercased),
+                        "to": .string(TestKeys.other.address.lowercased), "value": .string("0x1"),
+                        "type": .string("0x64"), "nonce": .string("0x0"), "gas": .string("0x5208"),
+                        "maxFeePerGas": .string("0x1"), "maxPriorityFeePerGas": .string("0x1"),
+                    ]))
+            ]).serialized)
+        do {
+            _ = try await software.sign(actions: [local])
+            Issue.record("a software key signed a sponsored transaction")
+        } catch {
+            #expect(error.index == 0)
+            #expect(error.description.contains("sponsor"), "\(error)")
+        }
     }
 }

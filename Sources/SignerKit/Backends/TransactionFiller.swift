@@ -49,7 +49,7 @@ enum TransactionFiller {
             switch request.type {
             case .legacy, .eip2930:
                 if request.gasPrice == nil { request = request.filling(gasPrice: try await node.gasPrice()) }
-            case .eip1559, .eip7702:
+            case .eip1559, .eip7702, .roninSponsored:
                 if request.maxFeePerGas == nil || request.maxPriorityFeePerGas == nil {
                     let tip = try await node.maxPriorityFeePerGas()
                     let baseFee = try await node.latestBaseFee() ?? .zero

@@ -87,7 +87,7 @@ enum ResultVerifier {
         switch transaction.type {
         case .legacy, .eip2930:
             if let gasPrice = request.gasPrice, transaction.gasFeeCap != gasPrice { return "gasPrice differs" }
-        case .eip1559, .eip7702:
+        case .eip1559, .eip7702, .roninSponsored:
             if let maxFee = request.maxFeePerGas, transaction.gasFeeCap != maxFee { return "maxFeePerGas differs" }
             if let tip = request.maxPriorityFeePerGas, transaction.gasTipCap != tip {
                 return "maxPriorityFeePerGas differs"
