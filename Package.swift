@@ -287,3 +287,22 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: fuzzing
+// libFuzzer targets (Fuzz/): declared only when SIGNERKIT_FUZZ=1, so the normal build, the tests and a package
+// that depends on SignerKit never see them. scripts/fuzz.sh sets it and builds with the sanitizers.
+if Context.environment["SIGNERKIT_FUZZ"] == "1" {
+    package.products.append(.executable(name: "signerkit-fuzz", targets: ["SignerKitFuzz"]))
+    package.targets.append(
+        .executableTarget(
+            name: "SignerKitFuzz",
+            dependencies: [
+                "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SignerKitHTTP",
+                "EthereumRPC", "SoftwareSigner", "RedirectSigner", "PKCS11Signer", "WalletConnectPay",
+                "SignerKitSupport",
+            ],
+            path: "Fuzz/Sources/SignerKitFuzz",
+            swiftSettings: strictSwift
+        )
+    )
+}

@@ -2,7 +2,8 @@
 # Runs every SignerKit test: lints the format (`swift format lint --strict` with .swift-format), builds
 # (warnings are errors: -warnings-as-errors), runs the compile-fail, doc-block and consumer checks, then
 # `swift test` (vectors, SoftHSM2 token, local EVM node, loopback HTTP, Chromium), then the dispatcher
-# suites again in a release build.
+# suites again in a release build, then every fuzz target for 15 seconds (scripts/fuzz.sh --smoke: AddressSanitizer,
+# libFuzzer; a crash, leak or failed property fails the run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -10,7 +11,7 @@ cd "$root"
 # Python test tooling (local EVM node) into .build/evm-venv; tests would do it lazily too.
 bash "$root/scripts/evm-node/install.sh"
 mkdir -p .build
-swift format lint --strict --configuration .swift-format --recursive Package.swift Sources Tests Benchmarks Plugins
+swift format lint --strict --configuration .swift-format --recursive Package.swift Sources Tests Benchmarks Plugins Fuzz
 # The same flags for every build of this run, so the checks below reuse this build.
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tee .build/test-build.log
 "$root/scripts/compile-fail-check.sh" --skip-build
@@ -21,3 +22,5 @@ timeout --signal=KILL 1500 swift test --skip-build
 # The dispatcher's suites once more, optimised: ordering, verification and broadcast safety must not
 # depend on debug-build timing.
 timeout --signal=KILL 1200 swift test -c release --filter "SignerKitTests\."
+# Fuzz smoke: every libFuzzer target 15 s (two at a time), built with AddressSanitizer in .build/fuzz.
+"$root/scripts/fuzz.sh" --smoke --parallel 2

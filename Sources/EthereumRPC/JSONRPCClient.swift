@@ -178,7 +178,7 @@ public final class JSONRPCClient: EthereumNode {
     }
 
     /// Reads a JSON-RPC response body: the error object, the result, or why neither makes sense.
-    static func result(of body: [UInt8], status: Int, id: Int, method: String) throws(NodeError) -> JSONValue {
+    package static func result(of body: [UInt8], status: Int, id: Int, method: String) throws(NodeError) -> JSONValue {
         let reader = NodeResponseReader(method: method)
         let parsed: JSONValue
         do {

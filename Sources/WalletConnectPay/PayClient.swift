@@ -112,6 +112,11 @@ public final class PayClient: Sendable {
         let body = JSONValue.object(request)
         let json = try await transport.send(
             "POST", endpoint: .fetch, paymentId: paymentId, suffix: "/fetch", body: body)
+        return try Self.fetchedActions(json)
+    }
+
+    /// The wallet RPC actions of a `POST …/fetch` answer, in order (a `build` action there is refused).
+    package static func fetchedActions(_ json: JSONValue) throws(PayError) -> [WalletRpcAction] {
         let object = try PayJSON.object(json, "fetch response")
         var actions: [WalletRpcAction] = []
         for (i, element) in try PayJSON.array(object["actions"], "actions").enumerated() {

@@ -131,7 +131,9 @@ public struct PayAmount: Sendable, Equatable, CustomStringConvertible {
         unit = try PayJSON.string(r["unit"], path + ".unit")
         value = try PayJSON.string(r["value"], path + ".value")
         guard !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw .invalidResponse("\(path).value: \(value.debugDescription) is not a decimal amount of minor units")
+            throw .invalidResponse(
+                "\(path).value: \(EchoedText.abbreviated(value).debugDescription) is not a decimal amount of minor units"
+            )
         }
         display = try r["display"].flatMap { $0 == .null ? nil : $0 }.map { (v) throws(PayError) in
             try AmountDisplay(json: v, path: path + ".display")
@@ -251,7 +253,7 @@ public enum PayAction: Sendable, Equatable, CustomStringConvertible {
             let data = try PayJSON.object(r["data"], path + ".data")
             self = .build(data: try PayJSON.string(data["data"], path + ".data.data"))
         default:
-            throw .invalidResponse("\(path).type: unknown action type \(type.debugDescription)")
+            throw .invalidResponse("\(path).type: unknown action type \(EchoedText.abbreviated(type).debugDescription)")
         }
     }
 

@@ -12,7 +12,7 @@ import SignerKitHTTP
 ///   every endpoint but `confirm`; for `confirm` it is ``PayError/outcomeUnknown(endpoint:reason:)`` at
 ///   once, and ``PayClient`` asks the payment's status before anything else.
 /// - `until` (a caller's deadline) bounds every attempt in flight and every wait between attempts.
-struct PayTransport: Sendable {
+package struct PayTransport: Sendable {
     let configuration: PayClientConfiguration
     let transport: any HTTPTransport
 
@@ -107,7 +107,7 @@ struct PayTransport: Sendable {
     }
 
     /// Reads `{"code","message"}`; a body that is not that becomes the message (shortened).
-    static func apiError(status: Int, body: [UInt8], endpoint: PayEndpoint) -> PayAPIError {
+    package static func apiError(status: Int, body: [UInt8], endpoint: PayEndpoint) -> PayAPIError {
         if let value = try? JSONValue(parsing: body), case .object(let object) = value {
             let code = object["code"]?.stringValue.map { EchoedText.abbreviated($0) }
             let message = String((object["message"]?.stringValue ?? "").prefix(400))

@@ -18,10 +18,12 @@ public enum PaymentLinkError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .empty: "payment link: empty"
-        case .noPaymentId(let link): "payment link \(link.debugDescription) carries no payment id"
+        case .noPaymentId(let link):
+            "payment link \(EchoedText.abbreviated(link).debugDescription) carries no payment id"
         case .unsupported(let link):
-            "\(link.debugDescription) is not a payment link (expected a wc: URI, an http(s) URL or a payment id)"
-        case .invalidPaymentId(let id, let reason): "payment id \(id.debugDescription): \(reason)"
+            "\(EchoedText.abbreviated(link).debugDescription) is not a payment link (expected a wc: URI, an http(s) URL or a payment id)"
+        case .invalidPaymentId(let id, let reason):
+            "payment id \(EchoedText.abbreviated(id).debugDescription): \(reason)"
         }
     }
 }
@@ -66,7 +68,10 @@ public enum PaymentLink {
         candidates.append(text)
         var firstFailure: PaymentLinkError?
         for candidate in candidates {
-            switch extract(candidate, depth: 0) {
+            // An id is returned only when it can be one path segment of the API (what the client checks too).
+            switch extract(candidate, depth: 0).flatMap({ id in
+                Result { () throws(PaymentLinkError) in try validatePaymentId(id) }.map { id }
+            }) {
             case .success(let id): return id
             case .failure(let error): if firstFailure == nil { firstFailure = error }
             }

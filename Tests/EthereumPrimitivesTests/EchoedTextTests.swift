@@ -21,6 +21,19 @@ import Testing
         #expect(EchoedText.abbreviated(String(repeating: "é", count: 81)) == String(repeating: "é", count: 80) + "…")
     }
 
+    /// Review finding (fuzzing's bounded-description check): the limit counted Characters, and one Character
+    /// can hold any number of combining marks, so 80 "characters" could be megabytes.
+    @Test func combiningMarksCountTowardsTheLimit() {
+        let cluster = "e" + String(repeating: "\u{301}", count: 100_000)
+        #expect(cluster.count == 1)
+        let shown = EchoedText.abbreviated(cluster)
+        #expect(shown.unicodeScalars.count == EchoedText.limit + 1)
+        #expect(shown.utf8.count <= 4 * EchoedText.limit + 3)
+        #expect(EchoedText.abbreviated(String(repeating: "ab ", count: 1000), limit: 6) == "ab ab …")
+        let key = "0x" + String(repeating: "1", count: 64)
+        #expect(EchoedText.abbreviated(key, limit: 400) == "0x" + EchoedText.redactionMarker)
+    }
+
     @Test("errors about huge input stay short")
     func errorsStayShort() {
         let digits = String(repeating: "9", count: 100_000)

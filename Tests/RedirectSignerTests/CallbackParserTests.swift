@@ -83,6 +83,18 @@ struct CallbackParserTests {
         #expect(bare.failure == WaypointFailure(code: .unknown(77), name: nil, message: ""))
     }
 
+    /// Fuzz finding (waypoint-callback): a message starting with spaces, without a `[NAME]`, printed as
+    /// `[KNOWN_NAME]   text` and read back without its spaces, so a callback's URL parsed to another callback.
+    @Test(arguments: ["  leading spaces", " one", "[NAME]  two after a name", "", "   "])
+    func failureMessageRoundTripsThroughItsURL(message: String) throws {
+        let url = "\(base)?state=s&method=sign&type=fail&code=1000&message=\(QueryEncoding.formEncode(message))"
+        let callback = try WaypointCallback(parsing: url)
+        #expect(try WaypointCallback(parsing: callback.url) == callback)
+        let failure = try #require(callback.failure)
+        #expect(WaypointFailure(code: failure.code, wireMessage: failure.wireMessage) == failure)
+        if !message.hasPrefix("[") { #expect(failure.message == message) }
+    }
+
     @Test(arguments: [
         ("", CallbackParseError.malformedURL("empty")),
         ("not a url", .malformedURL("contains spaces, control or non-ASCII characters")),

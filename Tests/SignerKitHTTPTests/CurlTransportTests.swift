@@ -82,6 +82,27 @@ struct CurlTransportTests {
         #expect(try await upstream.requests().map(\.path) == ["/drop", "/cut"])
     }
 
+    /// Fuzz finding (http-response): an answer libcurl cannot read (an unsupported HTTP version) came back as
+    /// `notSent` although the server had the request, so a caller could have sent a POST twice.
+    @Test(
+        "a garbled answer after the request went out: outcome unknown, never not sent",
+        arguments: [
+            "HTTP/1 1.307 Temporary Redirect\r\nContent-Length: 0\r\n\r\n", "HTTP/9.9 200 OK\r\n\r\n", "\u{0}\u{1}",
+        ])
+    func garbledAnswer(answer: String) async throws {
+        let server = try await FaultServer.start()
+        defer { server.stop() }
+        try await server.add(FaultRule(.raw, body: answer))
+        let error = await httpError { () async throws(HTTPError) in
+            try await transport.send(try! request(server, "/confirm", method: "POST", body: "{}"))
+        }
+        guard case .outcomeUnknown? = error else {
+            Issue.record("expected outcomeUnknown, got \(String(describing: error))")
+            return
+        }
+        #expect(try await server.requests().map(\.path) == ["/confirm"])
+    }
+
     @Test("a refused connection: not sent")
     func refused() async throws {
         let port = try RefusingPort()

@@ -17,6 +17,8 @@ public enum FaultAction: String, Sendable {
     case truncate
     /// Answer a redirect (``FaultRule/status``, 302 by default) to ``FaultRule/location``.
     case redirect
+    /// Write ``FaultRule/body`` to the socket as the whole answer (status line and headers included), then close.
+    case raw
 }
 
 /// One fault: which requests it applies to, what happens, and how many times (1 by default; -1 = always).

@@ -63,6 +63,16 @@ struct PaymentLinkTests {
         #expect(try PaymentLink.paymentId(from: link) == expected)
     }
 
+    /// Fuzz finding (pay-link): a bare id holding `?` or `#` was returned as a payment id, and only the client's
+    /// later check refused it. Extraction now returns only ids that can be one path segment of the API.
+    @Test(
+        "payment id extraction: no id the client would refuse",
+        arguments: ["myWallectpay?paymeotId=pay_abc", "pay_1#frag", "https://pay.walletconnect.com/?pid=a%3Fb", ".."])
+    func extractionRefusesInvalidIds(_ link: String) {
+        #expect(throws: PaymentLinkError.self) { try PaymentLink.paymentId(from: link) }
+        #expect(throws: PaymentLinkError.self) { try PaymentLink.paymentId(fromLinkOrDeepLink: link) }
+    }
+
     @Test("payment id extraction: failures")
     func extractionFailures() {
         #expect(throws: PaymentLinkError.empty) { try PaymentLink.paymentId(from: "") }
@@ -193,5 +203,38 @@ struct DataCollectionTests {
             #expect(DataCollection.decodeBase64URL(text) == bytes)
         }
         #expect(DataCollection.base64URL(Array("??>".utf8)) == "Pz8-")
+    }
+}
+
+/// Review findings (fuzzing's bounded-description check): a link, an id and Pay API values were quoted whole.
+@Suite("Pay quotes untrusted text abbreviated")
+struct PayEchoTests {
+    static let huge = String(repeating: "q", count: 40_000)
+
+    @Test func paymentLinkErrors() {
+        for error in [
+            PaymentLinkError.noPaymentId("wc:" + Self.huge), .unsupported(Self.huge),
+            .invalidPaymentId(Self.huge, reason: "contains \"/\""),
+        ] {
+            #expect(error.description.count <= 200, "\(error.description.prefix(60))")
+        }
+    }
+
+    @Test func amountValue() throws {
+        let json = try JSONValue(parsing: #"{"unit":"iso4217/USD","value":"\#(Self.huge)"}"#)
+        let options = JSONValue.object(
+            JSONObject([
+                "options": .array([
+                    .object(
+                        JSONObject([
+                            "id": "o", "account": "eip155:1:0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf", "amount": json,
+                            "etaS": 1, "actions": .array([]),
+                        ]))
+                ])
+            ]))
+        #expect(throws: PayError.self) { try PaymentOptionsResponse(json: options) }
+        do { _ = try PaymentOptionsResponse(json: options) } catch {
+            #expect(error.description.count <= 300, "\(error.description.prefix(60))")
+        }
     }
 }

@@ -13,6 +13,7 @@ path, headers, body, JSON-RPC method) and then, per the first matching rule:
                       (a lost answer after the work was done)
   truncate            forward it, then send the upstream answer's headers and only half its body, and close
   redirect            answer "status" (302 default) with "Location: <location>"
+  raw                 write "body" to the socket as it is (no status line or headers added), then close
 
 Without a matching rule the request is forwarded to --upstream (a proxy), or answered 404 without one.
 A rule matches on "method", "path" (exact), "pathSuffix", "pathContains" and "rpcMethod" (the
@@ -114,6 +115,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         action = rule["action"] if rule else None
         if action == "reset":
             return self.reset()
+        if action == "raw":
+            self.wfile.write(rule.get("body", "").encode())
+            self.wfile.flush()
+            return None
         if action == "redirect":
             return self.answer(rule.get("status", 302), {"Location": rule.get("location", "")}, b"")
         if action == "respond" and not rule.get("forward"):

@@ -24,44 +24,58 @@ public enum EchoedText {
     /// The work is bounded by the quoted prefix plus the hex run it ends in: a megabyte of other
     /// text is not read past the cut.
     public static func abbreviated(_ text: some StringProtocol) -> String {
-        var output = ""
+        abbreviated(text, limit: limit)
+    }
+
+    /// ``abbreviated(_:)`` quoting at most `limit` characters.
+    ///
+    /// Characters are counted as Unicode scalars, so one "character" of ten thousand combining marks
+    /// counts as ten thousand: the quote is bounded in bytes too (at most 4 × `limit` plus the ellipsis).
+    public static func abbreviated(_ text: some StringProtocol, limit: Int) -> String {
+        var output = String.UnicodeScalarView()
         var emitted = 0
-        var pending = ""  // hex digits of the current run, not yet known to be short
-        var pendingCount = 0
+        var pending = String.UnicodeScalarView()  // hex digits of the current run, not yet known to be short
         var inRedactedRun = false
         var truncated = false
-        func emit(_ piece: String, count: Int) {
-            output += piece
-            emitted += count
-        }
-        for character in text {
+        for scalar in text.unicodeScalars {
             if emitted > limit {
                 truncated = true
                 break
             }
-            if character.isASCII, character.isHexDigit {
+            if isHexDigit(scalar) {
                 if inRedactedRun { continue }
-                pending.append(character)
-                pendingCount += 1
-                if pendingCount >= redactedRunLength {
-                    emit(redactionMarker, count: redactionMarker.count)
-                    pending = ""
-                    pendingCount = 0
+                pending.append(scalar)
+                if pending.count >= redactedRunLength {
+                    output.append(contentsOf: redactionMarker.unicodeScalars)
+                    emitted += redactionMarker.unicodeScalars.count
+                    pending = String.UnicodeScalarView()
                     inRedactedRun = true
                 }
                 continue
             }
             inRedactedRun = false
-            if pendingCount > 0 {
-                emit(pending, count: pendingCount)
-                pending = ""
-                pendingCount = 0
+            if !pending.isEmpty {
+                output.append(contentsOf: pending)
+                emitted += pending.count
+                pending = String.UnicodeScalarView()
             }
-            emit(String(character), count: 1)
+            output.append(scalar)
+            emitted += 1
         }
-        if pendingCount > 0 { emit(pending, count: pendingCount) }
-        guard truncated || emitted > limit else { return output }
-        return String(output.prefix(limit)) + "…"
+        if !pending.isEmpty {
+            output.append(contentsOf: pending)
+            emitted += pending.count
+        }
+        guard truncated || emitted > limit else { return String(output) }
+        return String(String.UnicodeScalarView(output.prefix(limit))) + "…"
+    }
+
+    /// An ASCII hex digit (`0-9a-fA-F`).
+    private static func isHexDigit(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x30...0x39, 0x41...0x46, 0x61...0x66: true
+        default: false
+        }
     }
 
     /// Whether `text` holds a run of 64 or more hex digits (what ``abbreviated(_:)`` redacts).

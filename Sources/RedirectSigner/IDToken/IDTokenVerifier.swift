@@ -83,7 +83,7 @@ public struct IDTokenVerifier: Sendable {
     }
 
     /// The claim checks, after the signature verified.
-    static func checkClaims(
+    package static func checkClaims(
         _ payload: [UInt8], issuer: String, clientID: String, leeway: Int64, keyID: String?, now: Date
     ) throws(IDTokenError) -> VerifiedIDToken {
         guard case .object(let claims)? = try? JSONValue(parsing: payload) else {

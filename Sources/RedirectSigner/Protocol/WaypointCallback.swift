@@ -61,7 +61,10 @@ public struct WaypointFailure: Sendable, Hashable, CustomStringConvertible {
             let inner = wireMessage[wireMessage.index(after: wireMessage.startIndex)..<close]
             if !inner.isEmpty, inner.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
                 name = String(inner)
-                text = String(wireMessage[wireMessage.index(after: close)...].drop { $0 == " " })
+                // One space separates the name from the text; any further ones belong to the text, so that
+                // `wireMessage` reads back as the same failure.
+                let rest = wireMessage[wireMessage.index(after: close)...]
+                text = String(rest.hasPrefix(" ") ? rest.dropFirst() : rest)
             }
         }
         self.init(code: code, name: name, message: text)

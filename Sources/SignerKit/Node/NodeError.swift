@@ -1,3 +1,5 @@
+import EthereumPrimitives
+
 /// Why a call to an Ethereum node failed.
 public enum NodeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The node answered with a JSON-RPC error object: its `code` and `message`, for `method`.
@@ -18,10 +20,16 @@ public enum NodeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `eth_getTransactionByHash` for the hash it knows, and the node did not know it (`reason` says so).
     case outcomeUnknown(method: String, reason: String)
 
-    /// A one-line explanation.
+    /// The most characters of a node's error message quoted in ``description`` (node messages such as
+    /// geth's "insufficient funds for gas * price + value: …" run past ``EchoedText/limit``).
+    public static let messageLimit = 400
+
+    /// A one-line explanation; the node's own text is quoted abbreviated (and with key-length hex runs
+    /// redacted), never whole.
     public var description: String {
         switch self {
-        case .rpc(let code, let message, let method): "\(method): node error \(code): \(message)"
+        case .rpc(let code, let message, let method):
+            "\(method): node error \(code): \(EchoedText.abbreviated(message, limit: NodeError.messageLimit))"
         case .http(let status, let method): "\(method): HTTP status \(status)"
         case .transport(let text): "transport error: \(text)"
         case .invalidResponse(let method, let reason): "\(method): invalid response: \(reason)"

@@ -16,9 +16,11 @@ package struct NodeResponseReader {
         guard let value else { throw fail("\(field) is missing") }
         guard case .string(let text) = value else { throw fail("\(field) is a \(value.kindName), not a hex quantity") }
         guard text.hasPrefix("0x") || text.hasPrefix("0X") else {
-            throw fail("\(field) \(text.debugDescription) is not a hex quantity")
+            throw fail("\(field) \(EchoedText.abbreviated(text).debugDescription) is not a hex quantity")
         }
-        do { return try UInt256(text: text) } catch { throw fail("\(field) \(text.debugDescription): \(error)") }
+        do { return try UInt256(text: text) } catch {
+            throw fail("\(field) \(EchoedText.abbreviated(text).debugDescription): \(error)")
+        }
     }
 
     /// A quantity that may be absent or `null`.
@@ -31,7 +33,9 @@ package struct NodeResponseReader {
     package func bytes32(_ value: JSONValue?, field: String) throws(NodeError) -> Bytes32 {
         guard let value else { throw fail("\(field) is missing") }
         guard case .string(let text) = value else { throw fail("\(field) is a \(value.kindName), not 32 hex bytes") }
-        do { return try Bytes32(hex: text) } catch { throw fail("\(field) \(text.debugDescription): \(error)") }
+        do { return try Bytes32(hex: text) } catch {
+            throw fail("\(field) \(EchoedText.abbreviated(text).debugDescription): \(error)")
+        }
     }
 
     /// A 20-byte address.

@@ -18,7 +18,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private(set) var body: [UInt8] = []
-    private(set) var headers: [HTTPHeader] = []
+    private(set) var head = HTTPResponseHead()
     private(set) var bodyTooLarge = false
 
     private let continuation = Mutex<CheckedContinuation<HTTPResponse, any Error>?>(nil)
@@ -180,16 +180,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     fileprivate func receivedHeader(_ bytes: UnsafeRawBufferPointer) {
-        // "\r\n" is one Character in Swift: trim newlines as a set, not by suffix.
-        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
-        if line.hasPrefix("HTTP/") {
-            headers = []  // a new answer (after 100 Continue): only the final one's headers count
-            return
-        }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        if headers.count < 200 { headers.append(HTTPHeader(name, value)) }
+        head.add(line: bytes)
     }
 
     // MARK: - outcome
@@ -212,27 +203,19 @@ final class CurlTransfer: @unchecked Sendable {
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let reason = detail.isEmpty ? Self.text(code) : "\(Self.text(code)): \(EchoedText.abbreviated(detail))"
-            switch code {
-            case CURLE_OPERATION_TIMEDOUT: return .failure(.timeout(requestSent: sent))
-            case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT,
-                CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_SSL_CONNECT_ERROR,
-                CURLE_PEER_FAILED_VERIFICATION:
-                return .failure(.notSent(reason))
-            default:
-                return .failure(sent ? .outcomeUnknown(reason) : .notSent(reason))
-            }
+            // Whatever libcurl's code, a request that went out may have been acted on: "not sent" only when
+            // nothing was handed to the connection (a garbled answer, e.g. an unsupported HTTP version, is
+            // CURLE_UNSUPPORTED_PROTOCOL after the request was sent — fuzz finding, http-response).
+            if code == CURLE_OPERATION_TIMEDOUT { return .failure(.timeout(requestSent: sent)) }
+            return .failure(sent ? .outcomeUnknown(reason) : .notSent(reason))
         }
         var status = 0
         _ = sk_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         guard status >= 100 else { return .failure(.outcomeUnknown("no HTTP status line")) }
         if (300..<400).contains(status) && !request.deliversRedirects {
-            let location = headers.last { $0.name == "location" }?.value
-            let host = location.map { text in
-                URL(string: text, relativeTo: request.url)?.host ?? text
-            }
-            return .failure(.redirectRefused(status: status, locationHost: host.map { EchoedText.abbreviated($0) }))
+            return .failure(.redirectRefused(status: status, locationHost: head.redirectHost(relativeTo: request.url)))
         }
-        return .success(HTTPResponse(status: status, headers: headers, body: body))
+        return .success(HTTPResponse(status: status, headers: head.fields, body: body))
     }
 
     // MARK: - continuation
