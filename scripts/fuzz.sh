@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/) with AddressSanitizer and runs them.
 #
-# Usage: scripts/fuzz.sh [--list] [TARGET] [--seconds N] [--smoke] [--parallel J] [--seed]
+# Usage: scripts/fuzz.sh [--list] [TARGET ...] [--seconds N] [--smoke] [--parallel J] [--seed] [--minimize]
 #   --list        names every target (and what it checks), one per line
-#   TARGET        run only this target (default: every target, one after the other)
+#   TARGET        run only these targets (default: every target, one after the other)
 #   --seconds N   how long each target runs (default 60)
 #   --smoke       what CI runs: every target for 15 seconds
 #   --parallel J  run J targets at a time (default 1; the machine's cores are the useful limit)
 #   --seed        (re)write the seed inputs of Fuzz/Corpus/TARGET from the test fixtures and vectors first
+#   --minimize    instead of fuzzing, shrink each corpus to the inputs that keep its coverage (libFuzzer -merge)
 #
 # Corpora live in Fuzz/Corpus/TARGET (seeds committed, seeded again automatically when a folder is empty);
 # new inputs a run finds are added there. A crash, a leak, a timeout or a failed property stops that target,
@@ -21,7 +22,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-list=0 seconds=60 target="" parallel=1 seed=0
+list=0 seconds=60 parallel=1 seed=0 minimize=0
+chosen=()
 while (($#)); do
     case "$1" in
     --list) list=1 ;;
@@ -29,9 +31,10 @@ while (($#)); do
     --smoke) seconds=15 ;;
     --parallel) parallel="${2:?--parallel needs a number}"; shift ;;
     --seed) seed=1 ;;
+    --minimize) minimize=1 ;;
     -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 64 ;;
-    *) target="$1" ;;
+    *) chosen+=("$1") ;;
     esac
     shift
 done
@@ -69,12 +72,14 @@ if ((list)); then
     "$binary" --list
     exit 0
 fi
-if [[ -n "$target" ]]; then
-    printf '%s\n' "${all_targets[@]}" | grep -qx -- "$target" || {
-        echo "fuzz.sh: no target named $target (see --list)" >&2
-        exit 64
-    }
-    targets=("$target")
+if ((${#chosen[@]})); then
+    for t in "${chosen[@]}"; do
+        printf '%s\n' "${all_targets[@]}" | grep -qx -- "$t" || {
+            echo "fuzz.sh: no target named $t (see --list)" >&2
+            exit 64
+        }
+    done
+    targets=("${chosen[@]}")
 else
     targets=("${all_targets[@]}")
 fi
@@ -83,6 +88,21 @@ if ((seed)); then python3 "$root/Fuzz/seed_corpus.py" "${targets[@]}"; fi
 for t in "${targets[@]}"; do
     if [[ -z "$(ls -A "Fuzz/Corpus/$t" 2>/dev/null)" ]]; then python3 "$root/Fuzz/seed_corpus.py" "$t"; fi
 done
+
+if ((minimize)); then
+    for t in "${targets[@]}"; do
+        before="$(ls -A "Fuzz/Corpus/$t" | wc -l)"
+        rm -rf "$scratch/merge/$t" && mkdir -p "$scratch/merge/$t"
+        SIGNERKIT_FUZZ_TARGET="$t" SWIFT_BACKTRACE=enable=no "$binary" -merge=1 -timeout=20 -rss_limit_mb=2048 \
+            -max_len=16384 "$scratch/merge/$t" "Fuzz/Corpus/$t" >"$scratch/merge/$t.log" 2>&1 || {
+            echo "fuzz.sh: merging $t failed (log: $scratch/merge/$t.log)" >&2
+            exit 1
+        }
+        rm -rf "Fuzz/Corpus/$t" && mv "$scratch/merge/$t" "Fuzz/Corpus/$t"
+        echo "fuzz.sh: $t: $before inputs -> $(ls -A "Fuzz/Corpus/$t" | wc -l)" >&2
+    done
+    exit 0
+fi
 
 # One target for $seconds; prints its summary line; returns libFuzzer's status.
 run_one() {
