@@ -149,12 +149,20 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The signer service (`signerkit serve`): the dispatcher behind Ethereum JSON-RPC over HTTP.
+        .target(
+            name: "SignerKitService",
+            dependencies: [
+                "EthereumPrimitives", "Secp256k1", "SignerKit", "EthereumRPC", "SignerKitHTTPServer",
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
                 "RedirectSigner", "PKCS11Signer", "WalletConnectPay", "EthereumRPC", "SignerKitSupport",
-                "WalletConnectPayTesting", "RedirectSignerTesting",
+                "WalletConnectPayTesting", "RedirectSignerTesting", "SignerKitService",
             ],
             swiftSettings: strictSwift
         ),
@@ -265,7 +273,7 @@ let package = Package(
             name: "SignerKitCommandsTests",
             dependencies: [
                 "SignerKitCommands", "EthereumPrimitives", "SignerKitHTTP", "SignerKitTestSupport", "WalletConnectPay",
-                "WalletConnectPayTesting",
+                "WalletConnectPayTesting", "Secp256k1",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift

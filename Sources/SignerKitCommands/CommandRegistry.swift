@@ -54,6 +54,7 @@ enum CommandRegistry {
         PKCS11Commands.command,
         PayCommands.command,
         WaypointCommands.command,
+        ServeCommands.command,
     ]
 
     /// The `signerkit` group itself.

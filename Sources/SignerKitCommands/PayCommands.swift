@@ -316,16 +316,3 @@ private final class StepPrinter: Sendable {
         return text
     }
 }
-
-/// SIGINT/SIGTERM set a flag that `serve-local` polls.
-private enum StopSignal {
-    static let flag = Atomic<Bool>(false)
-
-    static var requested: Bool { flag.load(ordering: .relaxed) }
-
-    static func install() {
-        let handler: @convention(c) (Int32) -> Void = { _ in StopSignal.flag.store(true, ordering: .relaxed) }
-        signal(SIGINT, handler)
-        signal(SIGTERM, handler)
-    }
-}

@@ -17,16 +17,7 @@ enum HDCrypto {
     }
 
     /// SHA-256 of public data (the wordlist check in the tests).
-    static func sha256(_ data: [UInt8]) -> [UInt8] {
-        KeystoreCrypto.ensureInitialized()
-        var digest = [UInt8](repeating: 0, count: 32)
-        data.withUnsafeBytes { input in
-            digest.withUnsafeMutableBytes { out in
-                gcry_md_hash_buffer(Int32(GCRY_MD_SHA256.rawValue), out.baseAddress, input.baseAddress, input.count)
-            }
-        }
-        return digest
-    }
+    static func sha256(_ data: [UInt8]) -> [UInt8] { SHA256.hash(data) }
 
     /// HMAC-SHA512(key, data) into a fresh 64-byte secure buffer.
     static func hmacSHA512(key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> SecureBytes {

@@ -41,16 +41,7 @@ enum P256 {
     }()
 
     /// SHA-256 of `bytes`.
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        ensureInitialized()
-        var digest = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBytes { out in
-                gcry_md_hash_buffer(Int32(GCRY_MD_SHA256.rawValue), out.baseAddress, input.baseAddress, input.count)
-            }
-        }
-        return digest
-    }
+    static func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(bytes) }
 
     /// A canonical S-expression atom: `LEN:bytes`.
     static func atom(_ bytes: [UInt8]) -> [UInt8] { Array(String(bytes.count).utf8) + [UInt8(ascii: ":")] + bytes }

@@ -1,0 +1,156 @@
+import EthereumPrimitives
+import EthereumRPC
+import Foundation
+import PKCS11Signer
+import SignerKit
+import SignerKitHTTPServer
+import SignerKitService
+import SoftwareSigner
+
+/// `signerkit serve --config FILE` and `signerkit serve check-config --config FILE`: the signer service.
+enum ServeCommands {
+    /// `--config FILE`.
+    static let configFlag = FlagSpec.option("--config", value: "FILE", help: "the service configuration (JSON)")
+
+    /// `serve [check-config] --config FILE`.
+    static let command = Command.leaf(
+        "serve", summary: "Run the signer service: SignerKit's dispatcher behind Ethereum JSON-RPC over HTTP.",
+        details: """
+            Serves JSON-RPC 2.0 (batches too) at / with Authorization: Bearer <token>: eth_accounts, eth_chainId,
+            personal_sign, eth_signTypedData_v4 (and eth_signTypedData), eth_signTransaction, eth_sendTransaction
+            (filled and broadcast through the chain's upstream node), signerkit_signActions (wallet RPC actions →
+            their results in order, all or nothing) and signerkit_preview; eth_sign only with "enableEthSign";
+            every other eth_*, net_* and web3_* method is passed to the default chain's upstream node. GET /healthz
+            answers {"status":"ok"}. A missing or unknown token gets HTTP 401. Prints "listening http://HOST:PORT"
+            on stderr once ready; SIGTERM or SIGINT drains the requests in flight and exits 0.
+            serve check-config reads the configuration and every key it names, checks the upstream nodes'
+            chain ids, prints "configuration OK" and exits; an invalid configuration exits 65 naming the key path
+            in the file. docs/SERVICE.md describes the configuration.
+            """,
+        synopsis: "[check-config] --config FILE",
+        flags: [configFlag, SecretFile.allowInsecureFlag],
+        positionals: [.positional("check-config", optional: true, help: "only check the configuration")],
+        run: run)
+
+    static func run(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
+        let options = context.options
+        let checkOnly: Bool
+        switch options.positional(0) {
+        case nil: checkOnly = false
+        case "check-config"?: checkOnly = true
+        case let other?: throw context.usageError("unknown argument \(TextSafety.displayArgument(other))")
+        }
+        let path = try options.required(configFlag.name, "(the service configuration file)")
+        let configuration: ServiceConfiguration
+        do { configuration = try ServiceConfiguration.load(path: path) } catch {
+            throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
+        }
+        let allowInsecure = SecretFile.allowsInsecure(options)
+        var signers: [any PrehashSigner] = []
+        for (index, source) in configuration.keys.enumerated() {
+            signers.append(try await ServeKeys.signer(source, path: "keys[\(index)]", allowInsecure: allowInsecure))
+        }
+        let upstream = try await ServeKeys.upstreamClients(configuration)
+        let policies: [any ActionPolicy]
+        if let policyFile = configuration.policyFile {
+            do { policies = try PolicyFile.policies(jsonText: try PreviewOptions.readFile(policyFile)) } catch {
+                throw .invalidInput("policyFile: \(error)")
+            }
+        } else {
+            policies = []
+        }
+        let service: SignerService
+        do {
+            service = try SignerService(
+                configuration: configuration, signers: signers, upstream: upstream, policies: policies)
+        } catch {
+            throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
+        }
+        if checkOnly {
+            context.printLine("configuration OK: \(signers.count) key(s), \(configuration.clients.count) client(s)")
+            return .success
+        }
+        let handler = ServiceHTTPHandler(service: service)
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(
+                host: configuration.host, port: configuration.port, limits: handler.limits,
+                handler: { request in await handler.handle(request) })
+        } catch {
+            throw .invalidInput("listen: \(error)")
+        }
+        StopSignal.install()
+        let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        context.io.writeStandardError("listening http://\(shownHost):\(server.port)\n")
+        while !StopSignal.requested {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        await server.stop()
+        return .success
+    }
+}
+
+/// Keys and upstream nodes of a service configuration, loaded the way the other commands load them.
+enum ServeKeys {
+    /// The signer for one configured key (errors name the key's path in the configuration).
+    static func signer(_ source: ServiceKeySource, path: String, allowInsecure: Bool) async throws(CommandFailure)
+        -> any PrehashSigner
+    {
+        do throws(CommandFailure) {
+            switch source {
+            case .keyFile(let file):
+                return CLIKeySigner(key: try KeyFile.read(file, allowInsecure: allowInsecure))
+            case .keystore(let file, let passwordFile):
+                let keystore = try KeystoreFile.read(file)
+                let password = try SecretFile.readLine(
+                    passwordFile, what: "password", maximumSize: PasswordOptions.maximumFileSize,
+                    allowInsecure: allowInsecure
+                ).secret
+                defer { password.wipe() }
+                return CLIKeySigner(key: try KeystoreFile.decrypt(keystore, password: password, label: file))
+            case .mnemonic(let file, let passphraseFile, let derivation):
+                let parsed: DerivationPath
+                do { parsed = try DerivationPath(parsing: derivation) } catch {
+                    throw CommandFailure.invalidInput("path: \(error)")
+                }
+                do {
+                    return try SoftwareKeySigner(mnemonicFile: file, passphraseFile: passphraseFile, path: parsed)
+                } catch {
+                    throw CommandFailure.invalidInput("\(error)")
+                }
+            case .pkcs11(let module, let tokenLabel, let keyLabel, let pinFile):
+                let (secret, whitespace) = try SecretFile.readLine(
+                    pinFile, what: "PIN", maximumSize: PINSource.maximumLength, allowInsecure: allowInsecure)
+                let pin = PKCS11Options.PIN(
+                    bytes: secret, origin: "pinFile \(TextSafety.displayArgument(pinFile))",
+                    hasSurroundingWhitespace: whitespace)
+                let token = try await PKCS11Options.Session(modulePath: module, tokenLabel: tokenLabel, pin: pin).open()
+                return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
+                    try token.signer(for: .label(keyLabel))
+                }
+            }
+        } catch {
+            throw .invalidInput("configuration: \(path): \(error.message)")
+        }
+    }
+
+    /// One JSON-RPC client per configured upstream, each checked to serve its chain.
+    static func upstreamClients(_ configuration: ServiceConfiguration) async throws(CommandFailure)
+        -> [ChainID: JSONRPCClient]
+    {
+        var clients: [ChainID: JSONRPCClient] = [:]
+        for (chain, url) in configuration.upstream.sorted(by: { $0.key.description < $1.key.description }) {
+            let client = JSONRPCClient(url: url, timeout: configuration.limits.requestTimeout)
+            let reported: UInt256
+            do { reported = try await client.chainId() } catch {
+                throw .invalidInput("configuration: upstream.\(chain): eth_chainId: \(error)")
+            }
+            guard reported == chain.eip155ChainID else {
+                throw .invalidInput(
+                    "configuration: upstream.\(chain): the node reports chain id \(reported.decimalString)")
+            }
+            clients[chain] = client
+        }
+        return clients
+    }
+}

@@ -1,0 +1,141 @@
+import EthereumPrimitives
+import Foundation
+import SignerKit
+
+extension SignerService {
+    /// The signing methods and the wallet RPC method each becomes.
+    static let signingMethods: [String: RpcMethod] = [
+        "personal_sign": .personalSign, "eth_signTypedData_v4": .signTypedDataV4, "eth_signTypedData": .signTypedDataV4,
+        "eth_signTransaction": .signTransaction, "eth_sendTransaction": .sendTransaction,
+    ]
+
+    /// Method-name prefixes passed to the upstream node.
+    static let proxiedPrefixes = ["eth_", "net_", "web3_"]
+
+    /// Runs one call for `client`.
+    func perform(_ call: ServiceCall, client: ServiceClient) async -> Result<JSONValue, JSONRPCError> {
+        if let allowed = client.methods, !allowed.contains(call.method) {
+            return .failure(.forbidden("client \(client.name) may not call \(EchoedText.abbreviated(call.method))"))
+        }
+        let deadline = ContinuousClock.now.advanced(by: configuration.limits.requestTimeout)
+        switch call.method {
+        case "eth_accounts":
+            let visible = accounts.filter { client.accounts?.contains($0) ?? true }
+            return .success(.array(visible.map { .string($0.checksummed) }))
+        case "eth_chainId":
+            guard let chain = configuration.defaultChain, let id = chain.eip155ChainID else {
+                return .failure(.methodNotFound(call.method, "no chainId is configured"))
+            }
+            return .success(.string(id.hexQuantity))
+        case "eth_sign":
+            guard configuration.enablesEthSign else {
+                return .failure(.methodNotFound(call.method, "eth_sign is disabled (enableEthSign)"))
+            }
+            // geth's eth_sign: [address, data], EIP-191 over the data — personal_sign with its params swapped.
+            guard call.params.count == 2 else { return .failure(.invalidParams("expected [address, data]")) }
+            return await sign(
+                method: .personalSign, params: [call.params[1], call.params[0]], chain: nil, client: client,
+                deadline: deadline)
+        case "signerkit_signActions":
+            return await signActions(call, client: client, deadline: deadline)
+        case "signerkit_preview":
+            return preview(call, client: client)
+        default:
+            if let method = Self.signingMethods[call.method] {
+                return await sign(
+                    method: method, params: call.params, chain: nil, client: client, deadline: deadline)
+            }
+            if Self.proxiedPrefixes.contains(where: call.method.hasPrefix) { return await proxy(call) }
+            return .failure(.methodNotFound(call.method))
+        }
+    }
+
+    /// One signing method as a one-action batch on the chain its params name (else the default chain).
+    func sign(
+        method: RpcMethod, params: [JSONValue], chain: ChainID?, client: ServiceClient,
+        deadline: ContinuousClock.Instant
+    ) async -> Result<JSONValue, JSONRPCError> {
+        let chain: ChainID
+        switch ServiceChains.chain(of: method, params: params, default: configuration.defaultChain) {
+        case .success(let found): chain = found
+        case .failure(let error): return .failure(error)
+        }
+        let action = WalletRpcAction(chainId: chain, method: method, params: JSONValue.array(params).serialized)
+        return await signed([action], client: client, deadline: deadline, idempotencyKey: nil).map { results in
+            results[0]
+        }
+    }
+
+    /// `signerkit_signActions`: `[[actions…]]` or `{"actions": […], "idempotencyKey"?: K}` → the results in order.
+    func signActions(_ call: ServiceCall, client: ServiceClient, deadline: ContinuousClock.Instant) async
+        -> Result<JSONValue, JSONRPCError>
+    {
+        let actions: [WalletRpcAction]
+        var idempotencyKey: String?
+        switch ServiceActions.read(call) {
+        case .success(let read): (actions, idempotencyKey) = read
+        case .failure(let error): return .failure(error)
+        }
+        if let key = idempotencyKey, key.isEmpty { idempotencyKey = nil }
+        return await signed(actions, client: client, deadline: deadline, idempotencyKey: idempotencyKey).map {
+            .array($0)
+        }
+    }
+
+    /// `signerkit_preview`: the same params as `signerkit_signActions` → one preview per action.
+    func preview(_ call: ServiceCall, client: ServiceClient) -> Result<JSONValue, JSONRPCError> {
+        switch ServiceActions.read(call) {
+        case .failure(let error): return .failure(error)
+        case .success(let (actions, _)):
+            switch previews(actions, client: client) {
+            case .failure(let error): return .failure(error)
+            case .success(let previews): return .success(.array(previews.map(\.json)))
+            }
+        }
+    }
+
+    /// Previews `actions` and checks each against what `client` may do.
+    func previews(_ actions: [WalletRpcAction], client: ServiceClient) -> Result<[SigningPreview], JSONRPCError> {
+        let previews: [SigningPreview]
+        do { previews = try dispatcher.preview(actions: actions) } catch { return .failure(.dispatch(error)) }
+        for preview in previews {
+            let label = "action[\(preview.index)]"
+            if let chains = client.chains, !chains.contains(preview.chain) {
+                return .failure(.forbidden("\(label): client \(client.name) may not use \(preview.chain)"))
+            }
+            if let allowed = client.accounts, !allowed.contains(preview.account) {
+                return .failure(.forbidden("\(label): client \(client.name) may not sign with \(preview.account)"))
+            }
+            if let methods = client.methods, !methods.contains(preview.method.rawValue) {
+                return .failure(.forbidden("\(label): client \(client.name) may not call \(preview.method.rawValue)"))
+            }
+        }
+        return .success(previews)
+    }
+
+    /// Checks, then signs `actions` as one batch: the results in order, or one error.
+    func signed(
+        _ actions: [WalletRpcAction], client: ServiceClient, deadline: ContinuousClock.Instant, idempotencyKey: String?
+    ) async -> Result<[JSONValue], JSONRPCError> {
+        if case .failure(let error) = previews(actions, client: client) { return .failure(error) }
+        do {
+            let signed = try await dispatcher.sign(actions: actions, idempotencyKey: idempotencyKey, deadline: deadline)
+            return .success(signed.results.map(JSONValue.string))
+        } catch {
+            return .failure(.dispatch(error))
+        }
+    }
+
+    /// Passes a call to the default chain's upstream node; its JSON-RPC errors keep their code.
+    func proxy(_ call: ServiceCall) async -> Result<JSONValue, JSONRPCError> {
+        guard let chain = configuration.defaultChain, let node = upstream[chain] else {
+            return .failure(.methodNotFound(call.method, "no upstream node is configured"))
+        }
+        do { return .success(try await node.call(method: call.method, params: call.params)) } catch {
+            if case .rpc(let code, let message, _) = error {
+                return .failure(JSONRPCError(code: code, message: EchoedText.abbreviated(message, limit: 400)))
+            }
+            return .failure(.upstream("\(error)"))
+        }
+    }
+}
