@@ -307,7 +307,7 @@ if Context.environment["SIGNERKIT_FUZZ"] == "1" {
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SignerKitHTTP",
                 "EthereumRPC", "SoftwareSigner", "RedirectSigner", "PKCS11Signer", "WalletConnectPay",
-                "SignerKitSupport",
+                "SignerKitSupport", "SignerKitService",
             ],
             path: "Fuzz/Sources/SignerKitFuzz",
             swiftSettings: strictSwift

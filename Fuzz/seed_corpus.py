@@ -241,6 +241,26 @@ def seeds_pkcs11_attributes():
             b"\x13\x09secp256k1", b"\x30\x03\x02\x01\x01"]
 
 
+def seeds_service_request():
+    account = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
+    order = json.loads((VECTORS / "ronin_order.json").read_text())
+    calls = [
+        {"jsonrpc": "2.0", "id": 1, "method": "eth_accounts"},
+        {"jsonrpc": "2.0", "id": "x", "method": "eth_chainId", "params": []},
+        {"jsonrpc": "2.0", "id": 3, "method": "personal_sign", "params": ["0x68656c6c6f", account]},
+        {"jsonrpc": "2.0", "id": 4, "method": "eth_signTypedData_v4", "params": [account, json.dumps(order)]},
+        {"jsonrpc": "2.0", "id": 5, "method": "eth_signTransaction", "params": [
+            {"from": account, "to": account, "value": "0x1", "nonce": "0x0", "gas": "0x5208",
+             "maxFeePerGas": "0x3b9aca00", "maxPriorityFeePerGas": "0x1", "chainId": "0x7e5"}]},
+        {"jsonrpc": "2.0", "id": 6, "method": "signerkit_signActions", "params": [[
+            {"chainId": "eip155:2021", "method": "personal_sign", "params": json.dumps(["0x01", account])}]]},
+        {"jsonrpc": "2.0", "id": 7, "method": "signerkit_preview", "params": {"actions": [
+            {"type": "walletRpc", "data": {"chain_id": "eip155:2021", "method": "personal_sign", "params": ["0x01", account]}}]}},
+        {"jsonrpc": "2.0", "method": "eth_accounts"},
+    ]
+    return [compact(c) for c in calls] + [compact(calls[:4]), compact(calls), b"[]", b"{"]
+
+
 SEEDS = {
     "json": seeds_json,
     "typed-data": seeds_typed_data,
@@ -266,6 +286,7 @@ SEEDS = {
     "clear-signing-descriptor": seeds_clear_signing_descriptor,
     "policy-file": seeds_policy_file,
     "pkcs11-attributes": seeds_pkcs11_attributes,
+    "service-request": seeds_service_request,
 }
 
 

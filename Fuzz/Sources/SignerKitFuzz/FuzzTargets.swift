@@ -26,6 +26,7 @@ enum FuzzTargets {
         SigningIntentTargets.clearSigningDescriptor,
         SigningIntentTargets.policyFile,
         TokenTargets.pkcs11Attributes,
+        ServiceTargets.serviceRequest,
     ]
 
     /// The target this process runs (set once by `main` before the fuzzing loop starts).
