@@ -154,6 +154,7 @@ let package = Package(
             name: "SignerKitService",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "SignerKit", "EthereumRPC", "SignerKitHTTPServer",
+                "SignerKitSupport",
             ],
             swiftSettings: strictSwift
         ),

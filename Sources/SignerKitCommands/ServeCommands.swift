@@ -70,7 +70,17 @@ enum ServeCommands {
             context.printLine("configuration OK: \(signers.count) key(s), \(configuration.clients.count) client(s)")
             return .success
         }
-        let handler = ServiceHTTPHandler(service: service)
+        let auditLog: AuditLog?
+        do {
+            auditLog = try configuration.auditLog.map { (path) throws(ServiceConfigurationError) in
+                try AuditLog(path: path)
+            }
+        } catch {
+            throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
+        }
+        let io = context.io
+        let handler = ServiceHTTPHandler(
+            service: service, auditLog: auditLog, log: { line in io.writeStandardError(line + "\n") })
         let server: HTTPServer
         do {
             server = try HTTPServer(

@@ -32,10 +32,12 @@ public struct ServiceConfiguration: Sendable {
     public var enablesEthSign: Bool
     /// Request limits (`limits`).
     public var limits: ServiceLimits
+    /// The audit log file (`auditLog`): one JSON line per call, fsynced before the answer.
+    public var auditLog: String?
 
     /// The members a configuration may have.
     public static let members = [
-        "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits",
+        "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits", "auditLog",
     ]
 
     /// Reads the configuration at `path`.
@@ -94,6 +96,9 @@ public struct ServiceConfiguration: Sendable {
             try object["enableEthSign"].map { (value) throws(ServiceConfigurationError) in
                 try reader.bool(value, "enableEthSign")
             } ?? false
+        auditLog = try object["auditLog"].map { (value) throws(ServiceConfigurationError) in
+            try reader.path(value, "auditLog")
+        }
         limits =
             try object["limits"].map { (value) throws(ServiceConfigurationError) in
                 try ServiceLimits(json: value, reader: reader)

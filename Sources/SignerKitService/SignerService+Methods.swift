@@ -13,7 +13,9 @@ extension SignerService {
     static let proxiedPrefixes = ["eth_", "net_", "web3_"]
 
     /// Runs one call for `client`.
-    func perform(_ call: ServiceCall, client: ServiceClient) async -> Result<JSONValue, JSONRPCError> {
+    func perform(_ call: ServiceCall, client: ServiceClient, record: inout CallRecord) async
+        -> Result<JSONValue, JSONRPCError>
+    {
         if let allowed = client.methods, !allowed.contains(call.method) {
             return .failure(.forbidden("client \(client.name) may not call \(EchoedText.abbreviated(call.method))"))
         }
@@ -34,16 +36,16 @@ extension SignerService {
             // geth's eth_sign: [address, data], EIP-191 over the data — personal_sign with its params swapped.
             guard call.params.count == 2 else { return .failure(.invalidParams("expected [address, data]")) }
             return await sign(
-                method: .personalSign, params: [call.params[1], call.params[0]], chain: nil, client: client,
-                deadline: deadline)
+                method: .personalSign, params: [call.params[1], call.params[0]], client: client, deadline: deadline,
+                record: &record)
         case "signerkit_signActions":
-            return await signActions(call, client: client, deadline: deadline)
+            return await signActions(call, client: client, deadline: deadline, record: &record)
         case "signerkit_preview":
-            return preview(call, client: client)
+            return preview(call, client: client, record: &record)
         default:
             if let method = Self.signingMethods[call.method] {
                 return await sign(
-                    method: method, params: call.params, chain: nil, client: client, deadline: deadline)
+                    method: method, params: call.params, client: client, deadline: deadline, record: &record)
             }
             if Self.proxiedPrefixes.contains(where: call.method.hasPrefix) { return await proxy(call) }
             return .failure(.methodNotFound(call.method))
@@ -52,8 +54,8 @@ extension SignerService {
 
     /// One signing method as a one-action batch on the chain its params name (else the default chain).
     func sign(
-        method: RpcMethod, params: [JSONValue], chain: ChainID?, client: ServiceClient,
-        deadline: ContinuousClock.Instant
+        method: RpcMethod, params: [JSONValue], client: ServiceClient, deadline: ContinuousClock.Instant,
+        record: inout CallRecord
     ) async -> Result<JSONValue, JSONRPCError> {
         let chain: ChainID
         switch ServiceChains.chain(of: method, params: params, default: configuration.defaultChain) {
@@ -61,15 +63,15 @@ extension SignerService {
         case .failure(let error): return .failure(error)
         }
         let action = WalletRpcAction(chainId: chain, method: method, params: JSONValue.array(params).serialized)
-        return await signed([action], client: client, deadline: deadline, idempotencyKey: nil).map { results in
-            results[0]
+        return await signed([action], client: client, deadline: deadline, idempotencyKey: nil, record: &record).map {
+            results in results[0]
         }
     }
 
     /// `signerkit_signActions`: `[[actions…]]` or `{"actions": […], "idempotencyKey"?: K}` → the results in order.
-    func signActions(_ call: ServiceCall, client: ServiceClient, deadline: ContinuousClock.Instant) async
-        -> Result<JSONValue, JSONRPCError>
-    {
+    func signActions(
+        _ call: ServiceCall, client: ServiceClient, deadline: ContinuousClock.Instant, record: inout CallRecord
+    ) async -> Result<JSONValue, JSONRPCError> {
         let actions: [WalletRpcAction]
         var idempotencyKey: String?
         switch ServiceActions.read(call) {
@@ -77,17 +79,19 @@ extension SignerService {
         case .failure(let error): return .failure(error)
         }
         if let key = idempotencyKey, key.isEmpty { idempotencyKey = nil }
-        return await signed(actions, client: client, deadline: deadline, idempotencyKey: idempotencyKey).map {
-            .array($0)
-        }
+        return await signed(
+            actions, client: client, deadline: deadline, idempotencyKey: idempotencyKey, record: &record
+        ).map { .array($0) }
     }
 
     /// `signerkit_preview`: the same params as `signerkit_signActions` → one preview per action.
-    func preview(_ call: ServiceCall, client: ServiceClient) -> Result<JSONValue, JSONRPCError> {
+    func preview(_ call: ServiceCall, client: ServiceClient, record: inout CallRecord) -> Result<
+        JSONValue, JSONRPCError
+    > {
         switch ServiceActions.read(call) {
         case .failure(let error): return .failure(error)
         case .success(let (actions, _)):
-            switch previews(actions, client: client) {
+            switch previews(actions, client: client, record: &record) {
             case .failure(let error): return .failure(error)
             case .success(let previews): return .success(.array(previews.map(\.json)))
             }
@@ -95,9 +99,12 @@ extension SignerService {
     }
 
     /// Previews `actions` and checks each against what `client` may do.
-    func previews(_ actions: [WalletRpcAction], client: ServiceClient) -> Result<[SigningPreview], JSONRPCError> {
+    func previews(_ actions: [WalletRpcAction], client: ServiceClient, record: inout CallRecord)
+        -> Result<[SigningPreview], JSONRPCError>
+    {
         let previews: [SigningPreview]
         do { previews = try dispatcher.preview(actions: actions) } catch { return .failure(.dispatch(error)) }
+        record.note(previews)
         for preview in previews {
             let label = "action[\(preview.index)]"
             if let chains = client.chains, !chains.contains(preview.chain) {
@@ -115,11 +122,20 @@ extension SignerService {
 
     /// Checks, then signs `actions` as one batch: the results in order, or one error.
     func signed(
-        _ actions: [WalletRpcAction], client: ServiceClient, deadline: ContinuousClock.Instant, idempotencyKey: String?
+        _ actions: [WalletRpcAction], client: ServiceClient, deadline: ContinuousClock.Instant, idempotencyKey: String?,
+        record: inout CallRecord
     ) async -> Result<[JSONValue], JSONRPCError> {
-        if case .failure(let error) = previews(actions, client: client) { return .failure(error) }
+        let previews: [SigningPreview]
+        switch self.previews(actions, client: client, record: &record) {
+        case .success(let checked): previews = checked
+        case .failure(let error): return .failure(error)
+        }
         do {
             let signed = try await dispatcher.sign(actions: actions, idempotencyKey: idempotencyKey, deadline: deadline)
+            record.backends = previews.map { preview in
+                dispatcher.backend(for: preview.account, chain: preview.chain, method: preview.method)?.name
+                    ?? "unknown"
+            }
             return .success(signed.results.map(JSONValue.string))
         } catch {
             return .failure(.dispatch(error))

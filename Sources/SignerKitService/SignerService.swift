@@ -57,39 +57,74 @@ public final class SignerService: Sendable {
     /// The answer to a JSON-RPC body from `client`: one object, a batch array, or `nil` when the body held
     /// only notifications.
     public func answer(body: [UInt8], client: ServiceClient) async -> [UInt8]? {
+        await respond(body: body, client: client).body
+    }
+
+    /// The answer to a JSON-RPC body and a record of each call in it (for the audit log and the metrics).
+    public func respond(body: [UInt8], client: ServiceClient) async -> ServiceAnswer {
         let value: JSONValue
         do { value = try JSONValue(parsing: body) } catch {
-            return Array(ServiceCall.answer(id: nil, result: .failure(.parseError("\(error)"))).serialized.utf8)
+            return .single(ServiceCall.answer(id: nil, result: .failure(.parseError("\(error)"))), client: client)
         }
         switch value {
         case .array(let calls):
             guard !calls.isEmpty else {
-                return Array(
-                    ServiceCall.answer(id: nil, result: .failure(.invalidRequest("empty batch"))).serialized.utf8)
+                return .single(
+                    ServiceCall.answer(id: nil, result: .failure(.invalidRequest("empty batch"))), client: client)
             }
             guard calls.count <= configuration.limits.maxBatchSize else {
                 let error = JSONRPCError.batchTooLarge(configuration.limits.maxBatchSize)
-                return Array(ServiceCall.answer(id: nil, result: .failure(error)).serialized.utf8)
+                return .single(ServiceCall.answer(id: nil, result: .failure(error)), client: client)
             }
             var answers: [JSONValue] = []
+            var records: [CallRecord] = []
             for call in calls {
-                if let answer = await answer(call, client: client) { answers.append(answer) }
+                let (answer, record) = await answer(call, client: client)
+                if let answer { answers.append(answer) }
+                records.append(record)
             }
-            return answers.isEmpty ? nil : Array(JSONValue.array(answers).serialized.utf8)
+            let body = answers.isEmpty ? nil : Array(JSONValue.array(answers).serialized.utf8)
+            return ServiceAnswer(body: body, records: records)
         default:
-            return await answer(value, client: client).map { Array($0.serialized.utf8) }
+            let (answer, record) = await answer(value, client: client)
+            return ServiceAnswer(body: answer.map { Array($0.serialized.utf8) }, records: [record])
         }
     }
 
-    /// One call's answer object (`nil` for a notification).
-    func answer(_ value: JSONValue, client: ServiceClient) async -> JSONValue? {
+    /// One call's answer object (`nil` for a notification) and its record.
+    func answer(_ value: JSONValue, client: ServiceClient) async -> (JSONValue?, CallRecord) {
+        let clock = ContinuousClock()
+        let start = clock.now
         switch ServiceCall.read(value) {
         case .failure(let error):
-            return ServiceCall.answer(id: value["id"], result: .failure(error))
+            var record = CallRecord(client: client.name, method: value["method"]?.stringValue ?? "")
+            record.errorCode = error.code
+            return (ServiceCall.answer(id: value["id"], result: .failure(error)), record)
         case .success(let call):
-            let result = await perform(call, client: client)
-            guard call.id != nil else { return nil }
-            return ServiceCall.answer(id: call.id, result: result)
+            var record = CallRecord(client: client.name, method: call.method)
+            let result = await perform(call, client: client, record: &record)
+            record.duration = clock.now - start
+            switch result {
+            case .success(let value): record.resultHash = Keccak256.hash(Array(value.serialized.utf8))
+            case .failure(let error): record.errorCode = error.code
+            }
+            guard call.id != nil else { return (nil, record) }
+            return (ServiceCall.answer(id: call.id, result: result), record)
         }
+    }
+}
+
+/// A response body (`nil`: nothing to send, the body held only notifications) and one record per call.
+public struct ServiceAnswer: Sendable {
+    /// The JSON-RPC answer.
+    public var body: [UInt8]?
+    /// What each call did.
+    public var records: [CallRecord]
+
+    /// An answer of one error object for a body that held no readable call.
+    static func single(_ answer: JSONValue, client: ServiceClient) -> ServiceAnswer {
+        var record = CallRecord(client: client.name, method: "")
+        if case .number(let code)? = answer["error"]?["code"] { record.errorCode = Int(code) }
+        return ServiceAnswer(body: Array(answer.serialized.utf8), records: [record])
     }
 }

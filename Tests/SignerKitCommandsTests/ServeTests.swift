@@ -6,35 +6,49 @@ import SignerKitTestSupport
 import Synchronization
 import Testing
 
-/// A `signerkit serve` child process on loopback, stopped with SIGTERM.
+/// A `signerkit serve` child process on loopback, stopped with SIGTERM; its stderr goes to a file.
 final class ServiceProcess: Sendable {
     let url: URL
     private let process: Mutex<Process?>
-    let stderrLog: URL
+    /// The service's stderr (the `listening` line, then one JSON line per request).
+    let stderrPath: String
 
     /// Starts the service with the configuration at `config` and waits for its `listening` line.
     static func start(config: String) async throws -> ServiceProcess {
         let binary = try #require(Binary.url)
+        let stderrPath = config + ".stderr"
+        #expect(FileManager.default.createFile(atPath: stderrPath, contents: nil))
         let process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--config", config]
-        let stderr = ChildProcess.makePipe()
-        process.standardError = stderr
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice
         try ChildProcess.run(process)
-        let descriptor = stderr.fileHandleForReading.fileDescriptor
-        let line = await ChildProcess.onThread { ChildProcess.firstLine(from: descriptor, within: .seconds(30)) }
-        guard let line, line.hasPrefix("listening "), let url = URL(string: String(line.dropFirst(10))) else {
-            ChildProcess.terminate(process)
-            throw LocalEVMError(description: "signerkit serve did not start: \(line ?? "no output")")
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while ContinuousClock.now < deadline, process.isRunning {
+            let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first, line.hasPrefix("listening "),
+                let url = URL(string: String(line.dropFirst(10)))
+            {
+                return ServiceProcess(url: url, process: process, stderrPath: stderrPath)
+            }
+            try await Task.sleep(for: .milliseconds(20))
         }
-        return ServiceProcess(url: url, process: process)
+        ChildProcess.terminate(process)
+        let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        throw LocalEVMError(description: "signerkit serve did not start: \(text.prefix(2000))")
     }
 
-    private init(url: URL, process: Process) {
+    private init(url: URL, process: Process, stderrPath: String) {
         self.url = url
         self.process = Mutex(process)
-        stderrLog = URL(fileURLWithPath: "/dev/null")
+        self.stderrPath = stderrPath
+    }
+
+    /// The structured log lines written so far (after the `listening` line).
+    var logLines: [JSONValue] {
+        let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").dropFirst().compactMap { try? JSONValue(parsing: String($0)) }
     }
 
     /// SIGTERM, then the exit status (`nil` when it did not exit within 15 s).
@@ -269,6 +283,51 @@ struct ServeTests {
         #expect(balance["result"] == .string("0x2386f26fc10000"), "\(balance.serialized)")
         let wrong = try await call(service, "eth_getBalance", .array(["not an address", "latest"]))
         #expect(wrong["error"] != nil, "the node's own error is passed through")
+        #expect(service.stop() == 0)
+    }
+
+    @Test("audit log: one JSON line per call, synced before the answer, result hashes only; metrics and request logs")
+    func auditAndMetrics() async throws {
+        let directory = try TemporaryDirectory()
+        let service = try await ServiceProcess.start(
+            config: try Self.config(directory, #", "auditLog": "audit.jsonl""#))
+        let signed = try await call(service, "personal_sign", .array(["0x68656c6c6f", .string(Actions.address)]))
+        let signature = try #require(signed["result"])
+        _ = try await post(
+            service,
+            #"[{"jsonrpc":"2.0","id":1,"method":"eth_accounts"},{"jsonrpc":"2.0","id":2,"method":"personal_sign","params":[]}]"#
+        )
+        #expect(try await post(service, "{}", token: "wrong").status == 401)
+
+        // The answers were sent, so their lines are on disk already.
+        let text = try String(contentsOfFile: directory.path("audit.jsonl"), encoding: .utf8)
+        let lines = try text.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        try #require(lines.count == 3, "\(text)")
+        #expect(lines[0]["method"] == "personal_sign" && lines[0]["outcome"] == "ok" && lines[0]["client"] == "app")
+        #expect(lines[0]["accounts"] == .array([.string(Actions.address)]))
+        #expect(lines[0]["chains"] == .array(["eip155:2021"]))
+        #expect(lines[0]["resultHash"]?.stringValue == Keccak256.hash(Array(signature.serialized.utf8)).hex)
+        #expect(lines[1]["requestId"] == lines[2]["requestId"] && lines[1]["requestId"] != lines[0]["requestId"])
+        #expect(lines[2]["outcome"] == "error" && lines[2]["code"] == .number("-32602"))
+        #expect(!text.contains(String(Actions.keyHex.dropFirst(2))), "no key in the audit log")
+        #expect(!text.contains(Self.token) && !text.contains(signature.stringValue ?? "-"), "no token, no result")
+        let mode = try FileManager.default.attributesOfItem(atPath: directory.path("audit.jsonl"))[.posixPermissions]
+        #expect((mode as? Int) == 0o600)
+
+        let metrics = try await transport.send(
+            HTTPRequest(method: "GET", url: service.url.appendingPathComponent("metrics"), timeout: .seconds(10)))
+        let exposition = String(decoding: metrics.body, as: UTF8.self)
+        #expect(
+            exposition.contains(#"signerkit_requests_total{method="personal_sign",outcome="ok"} 1"#), "\(exposition)")
+        #expect(exposition.contains(#"signerkit_requests_total{method="personal_sign",outcome="error_32602"} 1"#))
+        #expect(exposition.contains(#"signerkit_request_duration_seconds_count{method="personal_sign"} 2"#))
+        #expect(exposition.contains("signerkit_signatures_total{backend=\"PrehashBackend(CLIKeySigner)\"} 1"))
+        #expect(exposition.contains("signerkit_unauthorized_total 1"))
+
+        let logs = service.logLines
+        #expect(logs.count == 3, "one line per request: \(logs.map(\.serialized))")
+        #expect(logs.map { $0["status"] } == [.number("200"), .number("200"), .number("401")])
+        #expect(logs.last?["client"] == .null)
         #expect(service.stop() == 0)
     }
 }

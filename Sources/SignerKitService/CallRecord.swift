@@ -1,0 +1,73 @@
+import EthereumPrimitives
+import SignerKit
+
+/// What the audit log and the metrics keep of one JSON-RPC call: never a secret, never a whole payload.
+public struct CallRecord: Sendable, Equatable {
+    /// The client's name.
+    public var client: String
+    /// The method called.
+    public var method: String
+    /// The chains its actions were for.
+    public var chains: [ChainID] = []
+    /// The accounts that signed (or would have).
+    public var accounts: [Address] = []
+    /// What each action does (``PreviewKind`` raw values) and its warnings.
+    public var previews: [(kind: String, warnings: [String])] = []
+    /// The backends that signed, one per signed action.
+    public var backends: [String] = []
+    /// The error code, or `nil` when the call succeeded.
+    public var errorCode: Int?
+    /// Keccak-256 of the result's JSON text (`nil` for errors).
+    public var resultHash: Bytes32?
+    /// How long the call took.
+    public var duration: Duration = .zero
+
+    /// A record for `client` calling `method`.
+    public init(client: String, method: String) {
+        self.client = client
+        self.method = method
+    }
+
+    /// Notes what the previews of a call's actions say.
+    mutating func note(_ previews: [SigningPreview]) {
+        for preview in previews {
+            if !chains.contains(preview.chain) { chains.append(preview.chain) }
+            if !accounts.contains(preview.account) { accounts.append(preview.account) }
+            self.previews.append((preview.kind.rawValue, preview.warnings.map(\.rawValue)))
+        }
+    }
+
+    /// The audit line's object (without time and request id).
+    var json: JSONObject {
+        var object = JSONObject([
+            "client": .string(client), "method": .string(EchoedText.abbreviated(method)),
+            "chains": .array(chains.map { .string($0.description) }),
+            "accounts": .array(accounts.map { .string($0.checksummed) }),
+            "preview": .array(
+                previews.map { preview in
+                    .object(
+                        JSONObject([
+                            "kind": .string(preview.kind), "warnings": .array(preview.warnings.map(JSONValue.string)),
+                        ]))
+                }),
+            "outcome": .string(errorCode == nil ? "ok" : "error"),
+            "ms": .number(String(Self.milliseconds(duration))),
+        ])
+        if let errorCode { object["code"] = .number(String(errorCode)) }
+        if let resultHash { object["resultHash"] = .string(resultHash.hex) }
+        return object
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// Records are equal when every field but the duration is.
+    public static func == (lhs: CallRecord, rhs: CallRecord) -> Bool {
+        lhs.client == rhs.client && lhs.method == rhs.method && lhs.chains == rhs.chains
+            && lhs.accounts == rhs.accounts && lhs.backends == rhs.backends && lhs.errorCode == rhs.errorCode
+            && lhs.resultHash == rhs.resultHash
+            && lhs.previews.map(\.kind) == rhs.previews.map(\.kind)
+            && lhs.previews.map(\.warnings) == rhs.previews.map(\.warnings)
+    }
+}
