@@ -52,6 +52,12 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
+        // SQLite: the signer service's transaction journal (shim.h holds SQLITE_TRANSIENT as a function).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         // Fixed-argument wrappers over the variadic gcry_control.
         .target(name: "CGcryptShim", dependencies: ["CGcrypt"]),
         // MARK: project C code (hot path)
@@ -149,12 +155,18 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // Stores in SQLite (the transaction journal), apart from the core.
+        .target(
+            name: "SignerKitSQLite",
+            dependencies: ["CSQLite", "SignerKit", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
         // The signer service (`signerkit serve`): the dispatcher behind Ethereum JSON-RPC over HTTP.
         .target(
             name: "SignerKitService",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "SignerKit", "EthereumRPC", "SignerKitHTTPServer",
-                "SignerKitSupport",
+                "SignerKitSupport", "SignerKitSQLite",
             ],
             swiftSettings: strictSwift
         ),
@@ -163,7 +175,7 @@ let package = Package(
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
                 "RedirectSigner", "PKCS11Signer", "WalletConnectPay", "EthereumRPC", "SignerKitSupport",
-                "WalletConnectPayTesting", "RedirectSignerTesting", "SignerKitService",
+                "WalletConnectPayTesting", "RedirectSignerTesting", "SignerKitService", "SignerKitSQLite",
             ],
             swiftSettings: strictSwift
         ),
@@ -274,9 +286,14 @@ let package = Package(
             name: "SignerKitCommandsTests",
             dependencies: [
                 "SignerKitCommands", "EthereumPrimitives", "SignerKitHTTP", "SignerKitTestSupport", "WalletConnectPay",
-                "WalletConnectPayTesting", "Secp256k1",
+                "WalletConnectPayTesting", "Secp256k1", "SignerKitSQLite",
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "SignerKitSQLiteTests",
+            dependencies: ["SignerKitSQLite", "SignerKit", "EthereumPrimitives"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -4,6 +4,7 @@ import Foundation
 import PKCS11Signer
 import SignerKit
 import SignerKitHTTPServer
+import SignerKitSQLite
 import SignerKitService
 import SoftwareSigner
 
@@ -59,10 +60,15 @@ enum ServeCommands {
         } else {
             policies = []
         }
+        let journal: SQLiteTransactionJournal
+        do { journal = try SQLiteTransactionJournal(path: configuration.journal) } catch {
+            throw .invalidInput("configuration: journal: \(error)")
+        }
         let service: SignerService
         do {
             service = try SignerService(
-                configuration: configuration, signers: signers, upstream: upstream, policies: policies)
+                configuration: configuration, signers: signers, upstream: upstream, policies: policies,
+                journal: journal)
         } catch {
             throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
         }

@@ -34,10 +34,14 @@ public struct ServiceConfiguration: Sendable {
     public var limits: ServiceLimits
     /// The audit log file (`auditLog`): one JSON line per call, fsynced before the answer.
     public var auditLog: String?
+    /// The transaction journal's SQLite file (`journal`, default `journal.sqlite` beside the configuration):
+    /// every transaction is recorded there before it is broadcast.
+    public var journal: String
 
     /// The members a configuration may have.
     public static let members = [
         "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits", "auditLog",
+        "journal",
     ]
 
     /// Reads the configuration at `path`.
@@ -99,6 +103,7 @@ public struct ServiceConfiguration: Sendable {
         auditLog = try object["auditLog"].map { (value) throws(ServiceConfigurationError) in
             try reader.path(value, "auditLog")
         }
+        journal = try reader.path(object["journal"] ?? .string("journal.sqlite"), "journal")
         limits =
             try object["limits"].map { (value) throws(ServiceConfigurationError) in
                 try ServiceLimits(json: value, reader: reader)

@@ -18,17 +18,20 @@ public final class SignerService: Sendable {
     let upstream: [ChainID: JSONRPCClient]
 
     /// A service signing with `signers` (one per configured key, in order), filling and broadcasting
-    /// through `upstream` clients, under `policies`.
+    /// through `upstream` clients, under `policies`, recording every transaction in `journal` before it is
+    /// broadcast (an SQLite journal in `signerkit serve`).
     ///
     /// - Throws: ``ServiceConfigurationError`` when two keys have one address.
     public init(
         configuration: ServiceConfiguration, signers: [any PrehashSigner], upstream: [ChainID: JSONRPCClient],
-        policies: [any ActionPolicy] = [], previewer: SigningPreviewer = SigningPreviewer()
+        policies: [any ActionPolicy] = [], previewer: SigningPreviewer = SigningPreviewer(),
+        journal: (any TransactionJournal)? = nil
     ) throws(ServiceConfigurationError) {
         self.configuration = configuration
         self.upstream = upstream
         var dispatchConfiguration = DispatchConfiguration()
         dispatchConfiguration.previewer = previewer
+        dispatchConfiguration.journal = journal
         var nodes: [ChainID: any EthereumNode] = [:]
         for (chain, client) in upstream { nodes[chain] = client }
         dispatcher = RpcDispatcher(nodes: nodes, configuration: dispatchConfiguration) { policies }

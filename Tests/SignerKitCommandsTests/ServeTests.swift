@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Foundation
 import Secp256k1
 import SignerKitHTTP
+import SignerKitSQLite
 import SignerKitTestSupport
 import Synchronization
 import Testing
@@ -279,6 +280,10 @@ struct ServeTests {
         let hash = try #require(sent["result"]?.stringValue, "\(sent.serialized)")
         let receipt = try await node.call("eth_getTransactionReceipt", [.string(hash)])
         #expect(receipt["status"]?.stringValue == "0x1", "\(receipt.serialized)")
+        // Journalled (in journal.sqlite beside the configuration) before it was broadcast.
+        let journal = try SQLiteTransactionJournal(path: directory.path("journal.sqlite"))
+        #expect(
+            try await journal.highestNonce(chain: ChainID(eip155: 2021), account: try Address(Actions.address)) == 0)
         let balance = try await call(service, "eth_getBalance", .array([.string(recipient), "latest"]))
         #expect(balance["result"] == .string("0x2386f26fc10000"), "\(balance.serialized)")
         let wrong = try await call(service, "eth_getBalance", .array(["not an address", "latest"]))

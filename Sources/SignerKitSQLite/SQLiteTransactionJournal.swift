@@ -1,0 +1,162 @@
+import Dispatch
+import EthereumPrimitives
+import SignerKit
+
+/// A ``TransactionJournal`` in an SQLite database: the signer service's default, so one instance survives a
+/// restart (or a crash between signing and broadcasting) without sending a payment twice.
+///
+/// Every change is one `BEGIN IMMEDIATE` transaction committed with a full fsync (WAL); several processes may
+/// share the file (SQLite's locking, a 5 s busy wait). Calls run on a serial queue of their own, off the
+/// cooperative pool. The semantics are ``FileTransactionJournal``'s: entries in order, the last resolution of
+/// a hash counts.
+public final class SQLiteTransactionJournal: TransactionJournal {
+    /// The database file.
+    public let path: String
+    private let database: SQLiteDatabase
+    private let queue = DispatchQueue(label: "SignerKit.SQLiteTransactionJournal")
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS broadcasts (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, hash BLOB NOT NULL, identity BLOB NOT NULL, chain TEXT NOT NULL,
+            account TEXT NOT NULL, nonce BLOB NOT NULL, raw BLOB NOT NULL);
+        CREATE INDEX IF NOT EXISTS broadcasts_identity ON broadcasts (identity);
+        CREATE INDEX IF NOT EXISTS broadcasts_nonce ON broadcasts (chain, account, nonce);
+        CREATE TABLE IF NOT EXISTS outcomes (hash BLOB PRIMARY KEY, outcome TEXT NOT NULL);
+        """
+
+    /// Opens (creating) the journal at `path`.
+    ///
+    /// - Throws: ``JournalError/io(_:)`` naming the file and SQLite's message.
+    public init(path: String) throws(JournalError) {
+        self.path = path
+        do {
+            database = try SQLiteDatabase(path: path)
+            try database.execute(Self.schema)
+        } catch {
+            throw .io("\(error)")
+        }
+    }
+
+    /// Stores `entry` (committed and synced when this returns).
+    public func record(_ entry: JournalEntry) async throws(JournalError) {
+        try await onQueue { () throws(JournalError) in
+            let conflict = try self.sql { () throws(SQLiteError) -> JournalError? in
+                try self.database.transaction { () throws(SQLiteError) -> JournalError? in
+                    if let holder = try self.unresolvedHolder(of: entry), holder != entry.hash {
+                        return .nonceInUse(nonce: entry.nonce, hash: holder)
+                    }
+                    try self.database.query(
+                        "INSERT INTO broadcasts (hash, identity, chain, account, nonce, raw) VALUES (?, ?, ?, ?, ?, ?)",
+                        [
+                            .blob(entry.hash.bytes), .blob(entry.identity.digest.bytes), .text(entry.chain.description),
+                            .text(entry.account.lowercased), .blob(entry.nonce.word.bytes), .blob(entry.rawTransaction),
+                        ])
+                    return nil
+                }
+            }
+            if let conflict { throw conflict }
+        }
+    }
+
+    /// Marks these hashes resolved with `outcome`.
+    public func resolve(_ hashes: [Bytes32], as outcome: JournalOutcome) async throws(JournalError) {
+        guard !hashes.isEmpty else { return }
+        try await onQueue { () throws(JournalError) in
+            try self.sql { () throws(SQLiteError) in
+                try self.database.transaction { () throws(SQLiteError) in
+                    for hash in hashes {
+                        try self.database.query(
+                            "INSERT OR REPLACE INTO outcomes (hash, outcome) VALUES (?, ?)",
+                            [.blob(hash.bytes), .text(outcome.rawValue)])
+                    }
+                }
+            }
+        }
+    }
+
+    /// The newest unresolved entry for `identity`.
+    public func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry? {
+        try await onQueue { () throws(JournalError) in
+            try self.sql { () throws(SQLiteError) -> JournalEntry? in
+                var found: JournalEntry?
+                var corrupt = false
+                try self.database.query(
+                    """
+                    SELECT hash, identity, chain, account, nonce, raw FROM broadcasts b WHERE identity = ?
+                    AND NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.hash = b.hash) ORDER BY seq DESC LIMIT 1
+                    """, [.blob(identity.digest.bytes)]
+                ) { row in
+                    found = Self.entry(row)
+                    corrupt = found == nil
+                }
+                if corrupt { throw SQLiteError(path: self.path, message: "a broadcasts row does not decode") }
+                return found
+            }
+        }
+    }
+
+    /// The highest nonce of a non-rejected entry for `account` on `chain`.
+    public func highestNonce(chain: ChainID, account: Address) async throws(JournalError) -> UInt256? {
+        try await onQueue { () throws(JournalError) in
+            try self.sql { () throws(SQLiteError) -> UInt256? in
+                var highest: UInt256?
+                // Nonces are stored as 32-byte big-endian words, so the byte order is the numeric order.
+                try self.database.query(
+                    """
+                    SELECT max(nonce) FROM broadcasts b WHERE chain = ? AND account = ? AND NOT EXISTS
+                    (SELECT 1 FROM outcomes o WHERE o.hash = b.hash AND o.outcome = 'rejected')
+                    """, [.text(chain.description), .text(account.lowercased)]
+                ) { row in
+                    highest = row.blob(0).flatMap { UInt256(bigEndian: $0) }
+                }
+                return highest
+            }
+        }
+    }
+
+    /// The hash of the unresolved entry holding `entry`'s nonce for its account and chain.
+    private func unresolvedHolder(of entry: JournalEntry) throws(SQLiteError) -> Bytes32? {
+        var holder: Bytes32?
+        try database.query(
+            """
+            SELECT hash FROM broadcasts b WHERE chain = ? AND account = ? AND nonce = ?
+            AND NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.hash = b.hash) ORDER BY seq DESC LIMIT 1
+            """, [.text(entry.chain.description), .text(entry.account.lowercased), .blob(entry.nonce.word.bytes)]
+        ) { row in
+            holder = row.blob(0).flatMap { Bytes32($0) }
+        }
+        return holder
+    }
+
+    /// A row of `broadcasts` as an entry (`nil` when it does not decode).
+    private static func entry(_ row: SQLiteRow) -> JournalEntry? {
+        guard let hash = row.blob(0).flatMap({ Bytes32($0) }),
+            let identity = row.blob(1).flatMap({ Bytes32($0) }),
+            let chain = row.text(2).flatMap({ try? ChainID($0) }),
+            let account = row.text(3).flatMap({ try? Address($0) }),
+            let nonce = row.blob(4).flatMap({ UInt256(bigEndian: $0) }), let raw = row.blob(5)
+        else { return nil }
+        return JournalEntry(
+            identity: ActionIdentity(digest: identity), chain: chain, account: account, nonce: nonce, hash: hash,
+            rawTransaction: raw)
+    }
+
+    /// Runs an SQLite step, turning its failure into ``JournalError/io(_:)``.
+    private func sql<T>(_ body: () throws(SQLiteError) -> T) throws(JournalError) -> T {
+        do { return try body() } catch { throw .io("transaction journal \(error)") }
+    }
+
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws(JournalError) -> T)
+        async throws(JournalError)
+        -> T
+    {
+        let result: Result<T, JournalError> = await withCheckedContinuation { continuation in
+            queue.async {
+                do throws(JournalError) { continuation.resume(returning: .success(try body())) } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+}
