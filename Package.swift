@@ -158,7 +158,7 @@ let package = Package(
         // Stores in SQLite (the transaction journal), apart from the core.
         .target(
             name: "SignerKitSQLite",
-            dependencies: ["CSQLite", "SignerKit", "EthereumPrimitives"],
+            dependencies: ["CSQLite", "SignerKit", "EthereumPrimitives", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         // The signer service (`signerkit serve`): the dispatcher behind Ethereum JSON-RPC over HTTP.

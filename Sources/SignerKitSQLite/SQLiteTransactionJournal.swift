@@ -1,6 +1,7 @@
 import Dispatch
 import EthereumPrimitives
 import SignerKit
+import SignerKitSupport
 
 /// A ``TransactionJournal`` in an SQLite database: the signer service's default, so one instance survives a
 /// restart (or a crash between signing and broadcasting) without sending a payment twice.
@@ -39,7 +40,7 @@ public final class SQLiteTransactionJournal: TransactionJournal {
 
     /// Stores `entry` (committed and synced when this returns).
     public func record(_ entry: JournalEntry) async throws(JournalError) {
-        try await onQueue { () throws(JournalError) in
+        try await queue.perform { () throws(JournalError) in
             let conflict = try self.sql { () throws(SQLiteError) -> JournalError? in
                 try self.database.transaction { () throws(SQLiteError) -> JournalError? in
                     if let holder = try self.unresolvedHolder(of: entry), holder != entry.hash {
@@ -61,7 +62,7 @@ public final class SQLiteTransactionJournal: TransactionJournal {
     /// Marks these hashes resolved with `outcome`.
     public func resolve(_ hashes: [Bytes32], as outcome: JournalOutcome) async throws(JournalError) {
         guard !hashes.isEmpty else { return }
-        try await onQueue { () throws(JournalError) in
+        try await queue.perform { () throws(JournalError) in
             try self.sql { () throws(SQLiteError) in
                 try self.database.transaction { () throws(SQLiteError) in
                     for hash in hashes {
@@ -76,7 +77,7 @@ public final class SQLiteTransactionJournal: TransactionJournal {
 
     /// The newest unresolved entry for `identity`.
     public func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry? {
-        try await onQueue { () throws(JournalError) in
+        try await queue.perform { () throws(JournalError) in
             try self.sql { () throws(SQLiteError) -> JournalEntry? in
                 var found: JournalEntry?
                 var corrupt = false
@@ -97,7 +98,7 @@ public final class SQLiteTransactionJournal: TransactionJournal {
 
     /// The highest nonce of a non-rejected entry for `account` on `chain`.
     public func highestNonce(chain: ChainID, account: Address) async throws(JournalError) -> UInt256? {
-        try await onQueue { () throws(JournalError) in
+        try await queue.perform { () throws(JournalError) in
             try self.sql { () throws(SQLiteError) -> UInt256? in
                 var highest: UInt256?
                 // Nonces are stored as 32-byte big-endian words, so the byte order is the numeric order.
@@ -144,19 +145,5 @@ public final class SQLiteTransactionJournal: TransactionJournal {
     /// Runs an SQLite step, turning its failure into ``JournalError/io(_:)``.
     private func sql<T>(_ body: () throws(SQLiteError) -> T) throws(JournalError) -> T {
         do { return try body() } catch { throw .io("transaction journal \(error)") }
-    }
-
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws(JournalError) -> T)
-        async throws(JournalError)
-        -> T
-    {
-        let result: Result<T, JournalError> = await withCheckedContinuation { continuation in
-            queue.async {
-                do throws(JournalError) { continuation.resume(returning: .success(try body())) } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try result.get()
     }
 }

@@ -30,7 +30,7 @@ public final class FileTransactionJournal: TransactionJournal {
 
     /// Stores `entry` and fsyncs; refuses a nonce held by another unresolved entry.
     public func record(_ entry: JournalEntry) async throws(JournalError) {
-        try await onQueue { () throws(JournalError) in
+        try await queue.perform { () throws(JournalError) in
             try self.withLockedFile { (file, state) throws(JournalError) in
                 if let holder = state.unresolvedHolder(of: entry.nonce, chain: entry.chain, account: entry.account),
                     holder.hash != entry.hash
@@ -45,7 +45,7 @@ public final class FileTransactionJournal: TransactionJournal {
     /// Appends one resolution record per hash and fsyncs.
     public func resolve(_ hashes: [Bytes32], as outcome: JournalOutcome) async throws(JournalError) {
         guard !hashes.isEmpty else { return }
-        try await onQueue { () throws(JournalError) in
+        try await queue.perform { () throws(JournalError) in
             try self.withLockedFile { (file, _) throws(JournalError) in
                 try file.append(hashes.map { JournalRecord.resolution($0, outcome).line }.joined())
             }
@@ -54,31 +54,16 @@ public final class FileTransactionJournal: TransactionJournal {
 
     /// The newest unresolved entry for `identity`.
     public func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry? {
-        try await onQueue { () throws(JournalError) in
+        try await queue.perform { () throws(JournalError) in
             try self.withLockedFile { (_, state) in state.unresolved(for: identity) }
         }
     }
 
     /// The highest nonce journalled for `account` on `chain`, rejected entries aside.
     public func highestNonce(chain: ChainID, account: Address) async throws(JournalError) -> UInt256? {
-        try await onQueue { () throws(JournalError) in
+        try await queue.perform { () throws(JournalError) in
             try self.withLockedFile { (_, state) in state.highestNonce(chain: chain, account: account) }
         }
-    }
-
-    private func onQueue<T: Sendable>(
-        _ body: @escaping @Sendable () throws(JournalError) -> T
-    ) async throws(JournalError)
-        -> T
-    {
-        let result: Result<T, JournalError> = await withCheckedContinuation { continuation in
-            queue.async {
-                do throws(JournalError) { continuation.resume(returning: .success(try body())) } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try result.get()
     }
 
     /// Opens (creating) and locks the file, reads its state, runs `body`, unlocks and closes.
