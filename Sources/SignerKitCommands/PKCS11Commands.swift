@@ -235,12 +235,7 @@ enum PKCS11Options {
     /// or stricter, see ``SecretFile``), else `$SIGNERKIT_PIN` from the command's environment.
     static func pin(_ options: ParsedOptions, io: any CommandIO) throws(CommandFailure) -> PIN {
         if let path = options.value(pinFile.name) {
-            let (secret, whitespace) = try SecretFile.readLine(
-                path, what: "PIN", maximumSize: PINSource.maximumLength,
-                allowInsecure: SecretFile.allowsInsecure(options))
-            return PIN(
-                bytes: secret, origin: "\(pinFile.name) \(TextSafety.displayArgument(path))",
-                hasSurroundingWhitespace: whitespace)
+            return try pin(file: path, named: pinFile.name, allowInsecure: SecretFile.allowsInsecure(options))
         }
         if let value = io.environment[pinVariable], !value.isEmpty {
             guard value.utf8.count <= PINSource.maximumLength else {
@@ -254,6 +249,14 @@ enum PKCS11Options {
         throw .usage(
             "missing \(pinFile.name) (a file holding the token's user PIN; or set \(pinVariable))",
             command: options.commandPath)
+    }
+
+    /// The PIN in the file at `path` (see ``SecretFile``); `name` is how messages call its source (`--pin-file`).
+    static func pin(file path: String, named name: String, allowInsecure: Bool) throws(CommandFailure) -> PIN {
+        let (secret, whitespace) = try SecretFile.readLine(
+            path, what: "PIN", maximumSize: PINSource.maximumLength, allowInsecure: allowInsecure)
+        return PIN(
+            bytes: secret, origin: "\(name) \(TextSafety.displayArgument(path))", hasSurroundingWhitespace: whitespace)
     }
 
     /// `--key-id` as bytes, or `nil` when absent.

@@ -28,9 +28,7 @@ enum PasswordOptions {
     ///   (`<path>: no such file`, `<path>: mode 0644 …`), or `<source>: the password is empty`.
     static func password(_ options: ParsedOptions, io: any CommandIO) throws(CommandFailure) -> SecureBytes {
         if let path = options.value(passwordFile.name) {
-            return try SecretFile.readLine(
-                path, what: "password", maximumSize: maximumFileSize, allowInsecure: SecretFile.allowsInsecure(options)
-            ).secret
+            return try password(file: path, allowInsecure: SecretFile.allowsInsecure(options))
         }
         if let value = io.environment[environmentVariable], !value.isEmpty {
             var bytes = Array(value.utf8)
@@ -39,5 +37,11 @@ enum PasswordOptions {
         throw .usage(
             "missing \(passwordFile.name) (a file holding the keystore password; or set \(environmentVariable))",
             command: options.commandPath)
+    }
+
+    /// The password in the file at `path` (see ``SecretFile``), in secure memory (the caller wipes it).
+    static func password(file path: String, allowInsecure: Bool) throws(CommandFailure) -> SecureBytes {
+        try SecretFile.readLine(path, what: "password", maximumSize: maximumFileSize, allowInsecure: allowInsecure)
+            .secret
     }
 }

@@ -118,10 +118,7 @@ enum ServeKeys {
                 return CLIKeySigner(key: try KeyFile.read(file, allowInsecure: allowInsecure))
             case .keystore(let file, let passwordFile):
                 let keystore = try KeystoreFile.read(file)
-                let password = try SecretFile.readLine(
-                    passwordFile, what: "password", maximumSize: PasswordOptions.maximumFileSize,
-                    allowInsecure: allowInsecure
-                ).secret
+                let password = try PasswordOptions.password(file: passwordFile, allowInsecure: allowInsecure)
                 defer { password.wipe() }
                 return CLIKeySigner(key: try KeystoreFile.decrypt(keystore, password: password, label: file))
             case .mnemonic(let file, let passphraseFile, let derivation):
@@ -135,11 +132,7 @@ enum ServeKeys {
                     throw CommandFailure.invalidInput("\(error)")
                 }
             case .pkcs11(let module, let tokenLabel, let keyLabel, let pinFile):
-                let (secret, whitespace) = try SecretFile.readLine(
-                    pinFile, what: "PIN", maximumSize: PINSource.maximumLength, allowInsecure: allowInsecure)
-                let pin = PKCS11Options.PIN(
-                    bytes: secret, origin: "pinFile \(TextSafety.displayArgument(pinFile))",
-                    hasSurroundingWhitespace: whitespace)
+                let pin = try PKCS11Options.pin(file: pinFile, named: "pinFile", allowInsecure: allowInsecure)
                 let token = try await PKCS11Options.Session(modulePath: module, tokenLabel: tokenLabel, pin: pin).open()
                 return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
                     try token.signer(for: .label(keyLabel))

@@ -51,10 +51,7 @@ public final class AuditLog: Sendable {
     }
 
     /// RFC 3339 UTC with milliseconds.
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
-    }
+    static func timestamp(_ date: Date) -> String { date.formatted(timestampStyle) }
+
+    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

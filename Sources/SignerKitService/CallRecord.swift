@@ -1,8 +1,9 @@
 import EthereumPrimitives
 import SignerKit
+import SignerKitSupport
 
 /// What the audit log and the metrics keep of one JSON-RPC call: never a secret, never a whole payload.
-public struct CallRecord: Sendable, Equatable {
+public struct CallRecord: Sendable {
     /// The client's name.
     public var client: String
     /// The method called.
@@ -51,23 +52,10 @@ public struct CallRecord: Sendable, Equatable {
                         ]))
                 }),
             "outcome": .string(errorCode == nil ? "ok" : "error"),
-            "ms": .number(String(Self.milliseconds(duration))),
+            "ms": .number(String(duration.millisecondsRoundedUp)),
         ])
         if let errorCode { object["code"] = .number(String(errorCode)) }
         if let resultHash { object["resultHash"] = .string(resultHash.hex) }
         return object
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
-
-    /// Records are equal when every field but the duration is.
-    public static func == (lhs: CallRecord, rhs: CallRecord) -> Bool {
-        lhs.client == rhs.client && lhs.method == rhs.method && lhs.chains == rhs.chains
-            && lhs.accounts == rhs.accounts && lhs.backends == rhs.backends && lhs.errorCode == rhs.errorCode
-            && lhs.resultHash == rhs.resultHash
-            && lhs.previews.map(\.kind) == rhs.previews.map(\.kind)
-            && lhs.previews.map(\.warnings) == rhs.previews.map(\.warnings)
     }
 }

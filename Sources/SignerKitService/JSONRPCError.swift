@@ -43,8 +43,10 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
     /// `-32002`: a policy refused the request.
     public static let policyRefusedCode = -32002
     /// `-32003`: the upstream node failed (its own JSON-RPC errors are passed through with their code).
+    public static let upstreamCode = -32003
+    /// An upstream failure (``upstreamCode``).
     public static func upstream(_ detail: String) -> JSONRPCError {
-        .init(code: -32003, message: "upstream: \(detail)")
+        .init(code: upstreamCode, message: "upstream: \(detail)")
     }
     /// `-32004`: the batch is larger than `limits.maxBatchSize`.
     public static func batchTooLarge(_ limit: Int) -> JSONRPCError {
@@ -59,7 +61,7 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
             .init(code: -32602, message: error.description)
         case .unknownAccount: .init(code: -32001, message: error.description)
         case .policyViolation: .init(code: policyRefusedCode, message: error.description)
-        case .noNode: .init(code: -32003, message: error.description)
+        case .noNode: .init(code: upstreamCode, message: error.description)
         case .backend, .verificationFailed, .transactionReverted, .transactionNotMined, .journalFailure, .cancelled:
             .init(code: signingFailedCode, message: error.description)
         }

@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import SignerKitHTTPServer
+import SignerKitSupport
 
 /// The service on HTTP: `POST /` with `Authorization: Bearer <token>` carries JSON-RPC; `GET /healthz`
 /// answers `{"status":"ok"}`; `GET /metrics` the Prometheus metrics. A missing or unknown token gets 401
@@ -100,7 +101,7 @@ package struct ServiceHTTPHandler: Sendable {
         var object = JSONObject([
             "time": .string(AuditLog.timestamp(Date())), "level": .string(problem == nil ? "info" : "error"),
             "msg": .string("request"), "requestId": .string(requestID), "calls": .number(String(calls)),
-            "status": .number(String(status)), "ms": .number(String(CallRecord.milliseconds(duration))),
+            "status": .number(String(status)), "ms": .number(String(duration.millisecondsRoundedUp)),
         ])
         object["client"] = client.map(JSONValue.string) ?? .null
         if let problem { object["problem"] = .string(problem) }

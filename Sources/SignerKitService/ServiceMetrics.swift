@@ -1,4 +1,5 @@
 import Foundation
+import SignerKitSupport
 import Synchronization
 
 /// Counters and latency histograms of the service, in Prometheus text format at `GET /metrics`.
@@ -30,9 +31,7 @@ public final class ServiceMetrics: Sendable {
                 let method = knownMethods.contains(record.method) ? record.method : "other"
                 let outcome = record.errorCode.map { "error_\(-$0)" } ?? "ok"
                 state.requests[method + "\u{0}" + outcome, default: 0] += 1
-                let seconds =
-                    Double(record.duration.components.seconds)
-                    + Double(record.duration.components.attoseconds) / 1e18
+                let seconds = record.duration.secondsValue
                 var counts = state.latency[method] ?? [Int](repeating: 0, count: Self.buckets.count + 1)
                 let slot = Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count
                 counts[slot] += 1
@@ -40,7 +39,7 @@ public final class ServiceMetrics: Sendable {
                 state.latencySum[method, default: 0] += seconds
                 for backend in record.backends { state.signatures[backend, default: 0] += 1 }
                 if record.errorCode == JSONRPCError.policyRefusedCode { state.policyRefusals += 1 }
-                if record.errorCode == -32003 { state.upstreamErrors += 1 }
+                if record.errorCode == JSONRPCError.upstreamCode { state.upstreamErrors += 1 }
             }
         }
     }

@@ -149,7 +149,8 @@ extension SignerService {
         }
         do { return .success(try await node.call(method: call.method, params: call.params)) } catch {
             if case .rpc(let code, let message, _) = error {
-                return .failure(JSONRPCError(code: code, message: EchoedText.abbreviated(message, limit: 400)))
+                return .failure(
+                    JSONRPCError(code: code, message: EchoedText.abbreviated(message, limit: NodeError.messageLimit)))
             }
             return .failure(.upstream("\(error)"))
         }
