@@ -103,7 +103,7 @@ let package = Package(
         // The one HTTP server layer (`package` access) on libmicrohttpd: loopback callbacks, local test services.
         .target(
             name: "SignerKitHTTPServer",
-            dependencies: ["CMicroHTTPD", "SignerKitSupport"],
+            dependencies: ["CMicroHTTPD", "SignerKitSupport", "Secp256k1"],
             swiftSettings: strictSwift
         ),
         .target(

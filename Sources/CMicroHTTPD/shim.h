@@ -11,12 +11,29 @@
 /** The URI log callback: sees the raw request target and returns the request's context. */
 typedef void *(*sk_mhd_uri_log)(void *cls, const char *uri, struct MHD_Connection *connection);
 
-/** Starts a daemon bound to `address` with the server's one set of limits. */
+/** Starts a daemon bound to `address` with the server's one set of limits; with `tls_key_pem` and
+ *  `tls_cert_pem` (NUL-terminated PEM, both or neither) it serves HTTPS through GnuTLS, TLS 1.2 and 1.3 only. */
 static inline struct MHD_Daemon *sk_mhd_start(
     unsigned int flags, const struct sockaddr *address, MHD_AccessHandlerCallback handler, void *cls,
     MHD_RequestCompletedCallback completed, sk_mhd_uri_log uri_log, unsigned int connection_limit,
     unsigned int per_ip_connection_limit, unsigned int timeout_seconds, size_t memory_limit,
-    unsigned int listen_backlog) {
+    unsigned int listen_backlog, const char *tls_key_pem, const char *tls_cert_pem) {
+    if (tls_key_pem != NULL && tls_cert_pem != NULL) {
+        return MHD_start_daemon(
+            flags | MHD_USE_TLS, 0, NULL, NULL, handler, cls,
+            MHD_OPTION_SOCK_ADDR, address,
+            MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
+            MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
+            MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+            MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
+            MHD_OPTION_URI_LOG_CALLBACK, uri_log, cls,
+            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
+            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+            MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
+            MHD_OPTION_END);
+    }
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, cls,
         MHD_OPTION_SOCK_ADDR, address,

@@ -52,14 +52,7 @@ enum ServeCommands {
             signers.append(try await ServeKeys.signer(source, path: "keys[\(index)]", allowInsecure: allowInsecure))
         }
         let upstream = try await ServeKeys.upstreamClients(configuration)
-        let policies: [any ActionPolicy]
-        if let policyFile = configuration.policyFile {
-            do { policies = try PolicyFile.policies(jsonText: try PreviewOptions.readFile(policyFile)) } catch {
-                throw .invalidInput("policyFile: \(error)")
-            }
-        } else {
-            policies = []
-        }
+        let policies = try ServeReload.policies(configuration)
         let journal: SQLiteTransactionJournal
         do { journal = try SQLiteTransactionJournal(path: configuration.journal) } catch {
             throw .invalidInput("configuration: journal: \(error)")
@@ -87,18 +80,24 @@ enum ServeCommands {
         let io = context.io
         let handler = ServiceHTTPHandler(
             service: service, auditLog: auditLog, log: { line in io.writeStandardError(line + "\n") })
+        let tls = try configuration.tls.map { (files) throws(CommandFailure) in
+            try ServeTLS.identity(files, allowInsecure: allowInsecure)
+        }
         let server: HTTPServer
         do {
             server = try HTTPServer(
-                host: configuration.host, port: configuration.port, limits: handler.limits,
+                host: configuration.host, port: configuration.port, limits: handler.limits, tls: tls,
                 handler: { request in await handler.handle(request) })
         } catch {
             throw .invalidInput("listen: \(error)")
         }
         StopSignal.install()
-        let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        context.io.writeStandardError("listening http://\(shownHost):\(server.port)\n")
+        ReloadSignal.install()
+        context.io.writeStandardError("listening \(server.baseURLString)\n")
         while !StopSignal.requested {
+            if ReloadSignal.take() {
+                context.io.writeStandardError(ServeReload.reload(service, configurationPath: path) + "\n")
+            }
             try? await Task.sleep(for: .milliseconds(50))
         }
         await server.stop()

@@ -16,3 +16,18 @@ enum StopSignal {
         signal(SIGTERM, handler)
     }
 }
+
+/// SIGHUP sets a flag that `serve` polls and clears: reload clients and policies.
+enum ReloadSignal {
+    /// Set by the handler.
+    static let flag = Atomic<Bool>(false)
+
+    /// Whether SIGHUP arrived since the last call (and clears it).
+    static func take() -> Bool { flag.exchange(false, ordering: .relaxed) }
+
+    /// Installs the handler for SIGHUP.
+    static func install() {
+        let handler: @convention(c) (Int32) -> Void = { _ in ReloadSignal.flag.store(true, ordering: .relaxed) }
+        signal(SIGHUP, handler)
+    }
+}

@@ -31,15 +31,20 @@ package final class HTTPServer: Sendable {
     private let core: HTTPServerCore
     private let stopped = Atomic<Bool>(false)
 
-    /// Binds `host`:`port` (an IPv4 or IPv6 literal; port 0 picks a free port) and starts serving.
+    /// Whether it serves HTTPS.
+    package let usesTLS: Bool
+
+    /// Binds `host`:`port` (an IPv4 or IPv6 literal; port 0 picks a free port) and starts serving, HTTPS
+    /// with `tls`.
     package init(
         host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(),
-        handler: @escaping Handler
+        tls: HTTPServerTLS? = nil, handler: @escaping Handler
     ) throws(HTTPServerError) {
         let core = HTTPServerCore(limits: limits, handler: handler)
-        self.port = try core.start(host: host, port: port)
+        self.port = try core.start(host: host, port: port, tls: tls)
         self.host = host
         self.core = core
+        usesTLS = tls != nil
     }
 
     /// Binds a Unix-domain socket at `path` (mode 0600; the path must not exist; its directory's
@@ -61,6 +66,7 @@ package final class HTTPServer: Sendable {
         self.port = 0
         self.host = path
         self.core = core
+        usesTLS = false
     }
 
     deinit { stopWithoutWaiting() }
@@ -75,9 +81,10 @@ package final class HTTPServer: Sendable {
         thread.start()
     }
 
-    /// `http://host:port` (IPv6 hosts bracketed).
+    /// `http://host:port` or `https://host:port` (IPv6 hosts bracketed).
     package var baseURLString: String {
-        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        let scheme = usesTLS ? "https" : "http"
+        return host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
     }
 
     /// Stops accepting at once, lets requests in flight finish (up to the limits' shutdown grace, then

@@ -55,8 +55,11 @@ final class HTTPServerCore: Sendable {
         state.withLock { $0.daemon = address }
     }
 
-    /// Starts the daemon; returns the bound port.
-    func start(host: String, port: UInt16) throws(HTTPServerError) -> UInt16 {
+    /// The TLS identity, kept (key in secure memory) while the daemon runs.
+    private let tlsIdentity = Mutex<HTTPServerTLS?>(nil)
+
+    /// Starts the daemon (HTTPS with `tls`); returns the bound port.
+    func start(host: String, port: UInt16, tls: HTTPServerTLS? = nil) throws(HTTPServerError) -> UInt16 {
         var flags = Self.flags
         var storage = sockaddr_storage()
         if host.contains(":") {
@@ -81,16 +84,21 @@ final class HTTPServerCore: Sendable {
         }
         let cls = Unmanaged.passRetained(self).toOpaque()
         let memory = memoryLimit
+        tlsIdentity.withLock { $0 = tls }
         let daemon = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                sk_mhd_start(
-                    flags, address, accessHandler, cls, requestCompleted, uriLogged, limits.maxConnections,
-                    limits.maxConnections, limits.connectionTimeoutSeconds, memory, 128)
+                HTTPServerTLS.withPEM(tls) { key, certificate in
+                    sk_mhd_start(
+                        flags, address, accessHandler, cls, requestCompleted, uriLogged, limits.maxConnections,
+                        limits.maxConnections, limits.connectionTimeoutSeconds, memory, 128, key, certificate)
+                }
             }
         }
         guard let daemon else {
             Unmanaged<HTTPServerCore>.fromOpaque(cls).release()
-            throw HTTPServerError(description: "cannot listen on \(host.prefix(64)):\(port)")
+            tlsIdentity.withLock { $0 = nil }
+            let what = tls == nil ? "" : " (or the TLS certificate and key are not a matching PEM pair)"
+            throw HTTPServerError(description: "cannot listen on \(host.prefix(64)):\(port)\(what)")
         }
         let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon)))
         state.withLock { $0.daemon = address }
@@ -110,6 +118,10 @@ final class HTTPServerCore: Sendable {
         }
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
+        tlsIdentity.withLock { identity in
+            identity?.key.wipe()
+            identity = nil
+        }
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.daemon = 0
             state.stopped = true

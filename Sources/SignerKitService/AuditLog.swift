@@ -10,7 +10,7 @@ import Synchronization
 /// The audit trail: one JSON line per call (time, request id, client, method, chains, accounts, preview
 /// kinds and warnings, outcome, error code, result hash), appended and fsynced before the answer is sent.
 /// Never a secret and never a payload: results appear as their Keccak-256 only.
-public final class AuditLog: Sendable {
+public final class AuditLog: AuditTrail {
     private let descriptor: Mutex<Int32>
     /// The file.
     public let path: String
@@ -34,7 +34,7 @@ public final class AuditLog: Sendable {
     /// Appends one line per record of request `requestID` and waits until they are on disk.
     ///
     /// - Returns: whether the lines were written and synced (the caller must not answer otherwise).
-    public func append(_ records: [CallRecord], requestID: String, at time: Date = Date()) -> Bool {
+    public func append(_ records: [CallRecord], requestID: String, at time: Date) -> Bool {
         let stamp = Self.timestamp(time)
         var text = ""
         for (index, record) in records.enumerated() {
@@ -51,7 +51,7 @@ public final class AuditLog: Sendable {
     }
 
     /// RFC 3339 UTC with milliseconds.
-    static func timestamp(_ date: Date) -> String { date.formatted(timestampStyle) }
+    package static func timestamp(_ date: Date) -> String { date.formatted(timestampStyle) }
 
     private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

@@ -38,8 +38,9 @@ public struct CallRecord: Sendable {
         }
     }
 
-    /// The audit line's object (without time and request id).
-    var json: JSONObject {
+    /// The audit record as JSON (without time and request id): what ``AuditLog`` writes as a line and a
+    /// database trail stores as a row.
+    public var json: JSONObject {
         var object = JSONObject([
             "client": .string(client), "method": .string(EchoedText.abbreviated(method)),
             "chains": .array(chains.map { .string($0.description) }),

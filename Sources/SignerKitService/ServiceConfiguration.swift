@@ -13,7 +13,8 @@ import SignerKit
 /// Relative paths are relative to the file's folder. Unknown members are refused, so a typo never
 /// silently weakens the service.
 public struct ServiceConfiguration: Sendable {
-    /// The address to listen on (`listen`): an IPv4 or IPv6 literal and a port (0 picks a free one).
+    /// The address to listen on (`listen`): an IPv4 or IPv6 literal and a port (0 picks a free one). Plain
+    /// HTTP is served on loopback only; any address needs `tls`.
     public var host: String
     /// The port (0: a free one).
     public var port: UInt16
@@ -30,6 +31,9 @@ public struct ServiceConfiguration: Sendable {
     public var policyFile: String?
     /// Whether `eth_sign` (raw-hash signing) is served (`enableEthSign`, default false).
     public var enablesEthSign: Bool
+    /// HTTPS (`tls`: `{"certificateFile": P, "keyFile": P}`, PEM): without it the service speaks plain HTTP on
+    /// loopback only.
+    public var tls: ServiceTLSFiles?
     /// Request limits (`limits`).
     public var limits: ServiceLimits
     /// The audit log file (`auditLog`): one JSON line per call, fsynced before the answer.
@@ -41,7 +45,7 @@ public struct ServiceConfiguration: Sendable {
     /// The members a configuration may have.
     public static let members = [
         "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits", "auditLog",
-        "journal",
+        "journal", "tls",
     ]
 
     /// Reads the configuration at `path`.
@@ -65,7 +69,10 @@ public struct ServiceConfiguration: Sendable {
         let reader = ConfigurationReader(folder: folder)
         let object = try reader.object(root, "")
         try reader.onlyMembers(object, Self.members, "")
-        (host, port) = try Self.listenAddress(try reader.string(object["listen"], "listen"))
+        tls = try object["tls"].map { (value) throws(ServiceConfigurationError) in
+            try ServiceTLSFiles(json: value, reader: reader)
+        }
+        (host, port) = try Self.listenAddress(try reader.string(object["listen"], "listen"), plainHTTP: tls == nil)
         keys = try reader.array(object["keys"], "keys").enumerated().map {
             (index, value) throws(ServiceConfigurationError) in
             try ServiceKeySource(json: value, path: "keys[\(index)]", reader: reader)
@@ -110,9 +117,9 @@ public struct ServiceConfiguration: Sendable {
             } ?? ServiceLimits()
     }
 
-    /// `HOST:PORT` or `[IPv6]:PORT`, with an IP literal (no host names: the service binds exactly what it is told)
-    /// on loopback: bearer tokens and signatures never cross a network in plain HTTP.
-    static func listenAddress(_ text: String) throws(ServiceConfigurationError) -> (String, UInt16) {
+    /// `HOST:PORT` or `[IPv6]:PORT`, with an IP literal (no host names: the service binds exactly what it is told),
+    /// for `plainHTTP` on loopback: bearer tokens and signatures never cross a network in plain HTTP.
+    static func listenAddress(_ text: String, plainHTTP: Bool) throws(ServiceConfigurationError) -> (String, UInt16) {
         let fail = ServiceConfigurationError(
             path: "listen",
             problem: "\(EchoedText.abbreviated(text).debugDescription) is not HOST:PORT with an IP address")
@@ -126,9 +133,10 @@ public struct ServiceConfiguration: Sendable {
         guard isIPv4 || inet_pton(AF_INET6, host, &ipv6) == 1 else { throw fail }
         // 127.0.0.0/8 (network byte order: the first byte is 127) or ::1.
         let loopback = isIPv4 ? (UInt32(bigEndian: ipv4.s_addr) >> 24) == 127 : host == "::1"
-        guard loopback else {
+        guard loopback || !plainHTTP else {
             throw ServiceConfigurationError(
-                path: "listen", problem: "plain HTTP is served on loopback only (127.0.0.0/8 or ::1)")
+                path: "listen",
+                problem: "plain HTTP is served on loopback only (127.0.0.0/8 or ::1); other addresses need \"tls\"")
         }
         return (host, port)
     }
@@ -226,6 +234,21 @@ public struct ServiceClient: Sendable, Equatable {
                     try reader.chain(item, "\(path).chains[\(index)]")
                 })
         }
+    }
+}
+
+/// The PEM files the service serves HTTPS with (`tls`).
+public struct ServiceTLSFiles: Sendable, Equatable {
+    /// The certificate chain (`certificateFile`), leaf first.
+    public var certificateFile: String
+    /// The private key (`keyFile`), unencrypted PEM; a secret file (mode 0600 or stricter).
+    public var keyFile: String
+
+    init(json: JSONValue, reader: ConfigurationReader) throws(ServiceConfigurationError) {
+        let object = try reader.object(json, "tls")
+        try reader.onlyMembers(object, ["certificateFile", "keyFile"], "tls")
+        certificateFile = try reader.path(object["certificateFile"], "tls.certificateFile")
+        keyFile = try reader.path(object["keyFile"], "tls.keyFile")
     }
 }
 

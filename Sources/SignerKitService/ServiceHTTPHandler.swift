@@ -11,14 +11,14 @@ package struct ServiceHTTPHandler: Sendable {
     /// The service answering.
     package let service: SignerService
     /// The audit trail, when configured.
-    package let auditLog: AuditLog?
+    package let auditLog: (any AuditTrail)?
     /// The metrics.
     package let metrics: ServiceMetrics
     /// Where structured log lines go (stderr in `signerkit serve`).
     package let log: @Sendable (String) -> Void
 
     /// A handler for `service`.
-    package init(service: SignerService, auditLog: AuditLog?, log: @escaping @Sendable (String) -> Void) {
+    package init(service: SignerService, auditLog: (any AuditTrail)?, log: @escaping @Sendable (String) -> Void) {
         self.service = service
         self.auditLog = auditLog
         self.log = log
@@ -67,7 +67,7 @@ package struct ServiceHTTPHandler: Sendable {
         }
         let answer = await service.respond(body: request.body, client: client)
         metrics.record(answer.records)
-        if let auditLog, !auditLog.append(answer.records, requestID: requestID) {
+        if let auditLog, await !auditLog.append(answer.records, requestID: requestID, at: Date()) {
             // The calls were made; without their audit lines the answer is withheld.
             log(
                 Self.logLine(

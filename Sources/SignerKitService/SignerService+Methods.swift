@@ -130,6 +130,7 @@ extension SignerService {
         case .success(let checked): previews = checked
         case .failure(let error): return .failure(error)
         }
+        let dispatcher = self.dispatcher
         do {
             let signed = try await dispatcher.sign(actions: actions, idempotencyKey: idempotencyKey, deadline: deadline)
             record.backends = previews.map { preview in

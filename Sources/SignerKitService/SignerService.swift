@@ -3,6 +3,7 @@ import EthereumRPC
 import Foundation
 import Secp256k1
 import SignerKit
+import Synchronization
 
 /// The dispatcher behind Ethereum JSON-RPC: who may call, what each method does, and the answers.
 ///
@@ -10,12 +11,20 @@ import SignerKit
 /// wallet RPC actions and go through one ``RpcDispatcher``, so every answer has the `SignedActions`
 /// guarantees (verified, ordered, all or nothing) and the configured policies.
 public final class SignerService: Sendable {
-    /// The configuration it runs.
+    /// The configuration it started with (``reload(clients:policies:)`` replaces its clients and policies).
     public let configuration: ServiceConfiguration
     /// The accounts it signs for, in configuration order.
     public let accounts: [Address]
-    let dispatcher: RpcDispatcher
     let upstream: [ChainID: JSONRPCClient]
+    private let signers: [any PrehashSigner]
+    private let dispatchConfiguration: DispatchConfiguration
+    private let current: Mutex<Current>
+
+    /// What a reload replaces: requests already running finish with what they started with.
+    private struct Current {
+        var dispatcher: RpcDispatcher
+        var clients: [ServiceClient]
+    }
 
     /// A service signing with `signers` (one per configured key, in order), filling and broadcasting
     /// through `upstream` clients, under `policies`, recording every transaction in `journal` before it is
@@ -29,27 +38,55 @@ public final class SignerService: Sendable {
     ) throws(ServiceConfigurationError) {
         self.configuration = configuration
         self.upstream = upstream
+        self.signers = signers
         var dispatchConfiguration = DispatchConfiguration()
         dispatchConfiguration.previewer = previewer
         dispatchConfiguration.journal = journal
+        self.dispatchConfiguration = dispatchConfiguration
+        let dispatcher = try Self.dispatcher(
+            signers: signers, upstream: upstream, configuration: dispatchConfiguration, policies: policies)
+        accounts = signers.map(\.address)
+        current = Mutex(Current(dispatcher: dispatcher, clients: configuration.clients))
+    }
+
+    /// One dispatcher with every signer registered.
+    private static func dispatcher(
+        signers: [any PrehashSigner], upstream: [ChainID: JSONRPCClient], configuration: DispatchConfiguration,
+        policies: [any ActionPolicy]
+    ) throws(ServiceConfigurationError) -> RpcDispatcher {
         var nodes: [ChainID: any EthereumNode] = [:]
         for (chain, client) in upstream { nodes[chain] = client }
-        dispatcher = RpcDispatcher(nodes: nodes, configuration: dispatchConfiguration) { policies }
-        var accounts: [Address] = []
+        let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration) { policies }
         for (index, signer) in signers.enumerated() {
             do { try dispatcher.register(signer) } catch {
                 throw ServiceConfigurationError(path: "keys[\(index)]", problem: "\(error)")
             }
-            accounts.append(signer.address)
         }
-        self.accounts = accounts
+        return dispatcher
+    }
+
+    /// The dispatcher new requests use.
+    var dispatcher: RpcDispatcher { current.withLock { $0.dispatcher } }
+
+    /// The clients allowed now.
+    public var clients: [ServiceClient] { current.withLock { $0.clients } }
+
+    /// Replaces who may call and the policies (`SIGHUP` in `signerkit serve`): requests already running
+    /// finish under the old ones, every later request uses the new ones. Keys, nodes and limits stay.
+    ///
+    /// - Throws: ``ServiceConfigurationError`` (nothing is replaced) when `clients` is empty or repeats a name.
+    public func reload(clients: [ServiceClient], policies: [any ActionPolicy]) throws(ServiceConfigurationError) {
+        guard !clients.isEmpty else { throw .init(path: "clients", problem: "at least one client is needed") }
+        let dispatcher = try Self.dispatcher(
+            signers: signers, upstream: upstream, configuration: dispatchConfiguration, policies: policies)
+        current.withLock { $0 = Current(dispatcher: dispatcher, clients: clients) }
     }
 
     /// The client whose token this is (`Authorization: Bearer <token>`), compared by SHA-256 in constant time.
     public func client(bearerToken token: String) -> ServiceClient? {
         let digest = SHA256.hash(Array(token.utf8))
         var found: ServiceClient?
-        for client in configuration.clients {
+        for client in clients {
             var difference: UInt8 = 0
             for (a, b) in zip(digest, client.tokenSHA256) { difference |= a ^ b }
             if difference == 0, client.tokenSHA256.count == digest.count { found = client }

@@ -63,6 +63,24 @@ final class ServiceProcess: Sendable {
         return process.terminationStatus
     }
 
+    /// Sends `signal` (e.g. SIGHUP) to the running service.
+    func send(signal number: Int32) {
+        process.withLock { process in
+            if let process, process.isRunning { kill(process.processIdentifier, number) }
+        }
+    }
+
+    /// Waits up to 15 s for a log line whose `msg` starts with `prefix`; returns it.
+    func awaitLogLine(withMessagePrefix prefix: String, after count: Int = 0) async throws -> JSONValue? {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(15))
+        while ContinuousClock.now < deadline {
+            let lines = logLines.dropFirst(count)
+            if let line = lines.first(where: { $0["msg"]?.stringValue?.hasPrefix(prefix) ?? false }) { return line }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
     deinit { _ = stop() }
 }
 

@@ -51,11 +51,39 @@ public struct PrehashBackend: WalletRpcSigner {
         let lane = NonceLane(account: request.account, chain: request.action.chainId)
         let account = request.account
         let node = request.node
-        let floor = try await nonceFloor(for: transactionRequest, lane: lane, batch: request.batch)
-        let filled = try await NodeCall.shielded { () async throws(SignerError) -> TransactionRequest in
+        let floor = nonceFloor(for: transactionRequest, lane: lane, batch: request.batch)
+        var filled = try await NodeCall.shielded { () async throws(SignerError) -> TransactionRequest in
             try await TransactionFiller.fill(
                 transactionRequest, feesOpen: feesOpen, from: account, node: node, nonceFloor: floor)
         }
+        // A node-filled nonce is reserved in the journal, so signers sharing it never pick the same one.
+        var reservation: NonceReservation?
+        if transactionRequest.nonce == nil, let journal = request.batch?.journal, let proposed = filled.nonce {
+            let nonce: UInt256
+            do {
+                nonce = try await journal.reserveNonce(
+                    chain: lane.chain, account: account, atLeast: proposed, lease: NonceReservation.lease)
+            } catch {
+                throw .underlying("transaction journal", error: error)
+            }
+            filled.nonce = nonce
+            reservation = NonceReservation(journal: journal, lane: lane, nonce: nonce)
+        }
+        do {
+            return try await signFilled(
+                filled, transactionRequest: transactionRequest, feesOpen: feesOpen, lane: lane, request: request)
+        } catch {
+            // Nothing was recorded with the nonce (a recorded entry ends its reservation itself).
+            if let reservation, request.batch?.isJournalled(at: request.index) != true { await reservation.release() }
+            throw error
+        }
+    }
+
+    /// Signs a filled transaction; for `eth_sendTransaction` verifies, journals and broadcasts it.
+    private func signFilled(
+        _ filled: TransactionRequest, transactionRequest: TransactionRequest, feesOpen: Bool, lane: NonceLane,
+        request: ResolvedRequest
+    ) async throws(SignerError) -> ActionResult {
         let transaction: Transaction
         do { transaction = try filled.complete(chainId: request.chainId) } catch {
             throw .invalidRequest("transaction: \(error)")
@@ -69,7 +97,7 @@ public struct PrehashBackend: WalletRpcSigner {
         request.batch?.noteNonce(transaction.nonce, in: lane)
         // eth_signTransaction: the dispatcher verifies the raw transaction like any backend's.
         guard request.method == .sendTransaction else { return .rawTransaction(signed.rawTransaction) }
-        guard let node else {
+        guard let node = request.node else {
             throw .invalidRequest("eth_sendTransaction needs a node for \(request.action.chainId)")
         }
         // Nothing SignerKit did not verify is broadcast.
@@ -81,20 +109,11 @@ public struct PrehashBackend: WalletRpcSigner {
         return .transactionHash(try await TransactionBroadcaster.broadcast(signed, for: request, node: node))
     }
 
-    /// The lowest nonce a node-filled nonce may take: one past the highest this batch or the journal used.
-    private func nonceFloor(
-        for transaction: TransactionRequest, lane: NonceLane, batch: BatchContext?
-    ) async throws(SignerError) -> UInt256? {
+    /// The lowest nonce a node-filled nonce may take: one past the highest this batch used (the journal's
+    /// reservation then moves it past what other signers hold).
+    private func nonceFloor(for transaction: TransactionRequest, lane: NonceLane, batch: BatchContext?) -> UInt256? {
         guard transaction.nonce == nil, let batch else { return nil }
-        var highest = batch.highestNonce(in: lane)
-        if let journal = batch.journal {
-            let journalled: UInt256?
-            do { journalled = try await journal.highestNonce(chain: lane.chain, account: lane.account) } catch {
-                throw .underlying("transaction journal", error: error)
-            }
-            highest = [highest, journalled].compactMap { $0 }.max()
-        }
-        return highest.flatMap { $0.adding(UInt256(1)) }
+        return batch.highestNonce(in: lane).flatMap { $0.adding(UInt256(1)) }
     }
 }
 

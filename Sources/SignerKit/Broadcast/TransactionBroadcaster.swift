@@ -28,6 +28,7 @@ enum TransactionBroadcaster {
             do { try await journal.record(entry) } catch {
                 throw .underlying("transaction journal (not broadcast)", error: error)
             }
+            request.batch?.noteJournalled(at: request.index)
         }
         request.batch?.noteBroadcast(hash, at: request.index)
         let raw = signed.rawTransaction

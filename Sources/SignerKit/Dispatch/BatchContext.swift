@@ -20,6 +20,7 @@ final class BatchContext: Sendable {
 
     private let highestNonces = Mutex<[NonceLane: UInt256]>([:])
     private let broadcasts = Mutex<[Int: Bytes32]>([:])
+    private let journalled = Mutex<Set<Int>>([])
 
     init(
         journal: (any TransactionJournal)?, identities: [Int: ActionIdentity],
@@ -32,6 +33,12 @@ final class BatchContext: Sendable {
 
     /// Records that the transaction of action `index` is (about to be) broadcast.
     func noteBroadcast(_ hash: Bytes32, at index: Int) { broadcasts.withLock { $0[index] = hash } }
+
+    /// Records that the transaction of action `index` is in the journal (which ended its nonce reservation).
+    func noteJournalled(at index: Int) { _ = journalled.withLock { $0.insert(index) } }
+
+    /// Whether the transaction of action `index` was recorded in the journal.
+    func isJournalled(at index: Int) -> Bool { journalled.withLock { $0.contains(index) } }
 
     /// Forgets a broadcast the node definitely refused.
     func forgetBroadcast(at index: Int) { _ = broadcasts.withLock { $0.removeValue(forKey: index) } }

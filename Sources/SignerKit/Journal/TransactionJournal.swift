@@ -81,4 +81,35 @@ public protocol TransactionJournal: Sendable {
 
     /// The highest nonce of any entry for `account` on `chain` that was not ``JournalOutcome/rejected``.
     func highestNonce(chain: ChainID, account: Address) async throws(JournalError) -> UInt256?
+
+    /// Reserves the nonce of a transaction `account` is about to sign on `chain`, so that signers sharing the
+    /// journal (concurrent requests, other processes, other instances) never pick the same one: the lowest
+    /// nonce at or above `floor` (the node's pending count, or one past what the batch used) that no entry
+    /// other than a rejected one and no live reservation holds. Lowest, so a released reservation leaves no
+    /// gap that would stall the account.
+    ///
+    /// A reservation ends when an entry with its nonce is recorded, when it is released, or after `lease`
+    /// (a signer that died frees its nonce). The default, for journals that keep no reservations, is one past
+    /// ``highestNonce(chain:account:)`` when that is above `floor`, else `floor`.
+    func reserveNonce(chain: ChainID, account: Address, atLeast floor: UInt256, lease: Duration)
+        async throws(JournalError) -> UInt256
+
+    /// Ends a reservation whose transaction will not be recorded (signing failed or was refused). The default
+    /// does nothing.
+    func releaseNonce(chain: ChainID, account: Address, nonce: UInt256) async throws(JournalError)
+}
+
+extension TransactionJournal {
+    /// One past the highest journalled nonce when that is above `floor`, else `floor` (no reservation is kept).
+    public func reserveNonce(chain: ChainID, account: Address, atLeast floor: UInt256, lease: Duration)
+        async throws(JournalError) -> UInt256
+    {
+        guard let highest = try await highestNonce(chain: chain, account: account),
+            let next = highest.adding(UInt256(1)), next > floor
+        else { return floor }
+        return next
+    }
+
+    /// Nothing to release: no reservation was kept.
+    public func releaseNonce(chain: ChainID, account: Address, nonce: UInt256) async throws(JournalError) {}
 }
