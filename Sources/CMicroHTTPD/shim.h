@@ -18,33 +18,26 @@ static inline struct MHD_Daemon *sk_mhd_start(
     MHD_RequestCompletedCallback completed, sk_mhd_uri_log uri_log, unsigned int connection_limit,
     unsigned int per_ip_connection_limit, unsigned int timeout_seconds, size_t memory_limit,
     unsigned int listen_backlog, const char *tls_key_pem, const char *tls_cert_pem) {
+    struct MHD_OptionItem options[12] = {
+        {MHD_OPTION_SOCK_ADDR, 0, (void *)address},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, cls},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_log, cls},
+        {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)connection_limit, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)per_ip_connection_limit, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)timeout_seconds, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory_limit, NULL},
+        {MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t)listen_backlog, NULL},
+    };
+    int count = 8;
     if (tls_key_pem != NULL && tls_cert_pem != NULL) {
-        return MHD_start_daemon(
-            flags | MHD_USE_TLS, 0, NULL, NULL, handler, cls,
-            MHD_OPTION_SOCK_ADDR, address,
-            MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
-            MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
-            MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
-            MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
-            MHD_OPTION_URI_LOG_CALLBACK, uri_log, cls,
-            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
-            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
-            MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
-            MHD_OPTION_END);
+        flags |= MHD_USE_TLS;
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key_pem};
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert_pem};
+        options[count++] = (struct MHD_OptionItem){
+            MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"};
     }
-    return MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, cls,
-        MHD_OPTION_SOCK_ADDR, address,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
-        MHD_OPTION_URI_LOG_CALLBACK, uri_log, cls,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
-        MHD_OPTION_END);
+    options[count] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, cls, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
 /** Starts a daemon on `listen_fd`, a bound and listening socket (a Unix-domain one), with the same limits. */

@@ -30,12 +30,12 @@ enum ServeTLS {
         guard length <= maximumKeyBytes else {
             throw .invalidInput("configuration: tls.keyFile: larger than \(maximumKeyBytes) bytes")
         }
-        let key = SecureBytes(count: length) { (out: UnsafeMutableRawBufferPointer) in
-            contents.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        return try contents.withUnsafeBytes { (bytes) throws(CommandFailure) -> HTTPServerTLS in
+            let key = UnsafeRawBufferPointer(rebasing: bytes[0..<length])
+            guard key.starts(with: Array("-----BEGIN".utf8)) else {
+                throw .invalidInput("configuration: tls.keyFile: not a PEM private key")
+            }
+            return HTTPServerTLS(certificatePEM: certificate, keyPEM: key)
         }
-        defer { key.wipe() }
-        let isPEM = key.withUnsafeBytes { $0.starts(with: Array("-----BEGIN".utf8)) }
-        guard isPEM else { throw .invalidInput("configuration: tls.keyFile: not a PEM private key") }
-        return HTTPServerTLS(certificatePEM: certificate, keyPEM: key)
     }
 }

@@ -8,13 +8,11 @@ package struct HTTPServerTLS: Sendable {
     /// The private key, PEM, NUL-terminated, in secure memory.
     let key: SecureBytes
 
-    /// An identity from the PEM texts (the key is copied into secure memory; the caller wipes its own).
-    package init(certificatePEM: [UInt8], keyPEM: SecureBytes) {
+    /// An identity from the PEM texts (the key's bytes are copied into secure memory; the caller wipes its own).
+    package init(certificatePEM: [UInt8], keyPEM: UnsafeRawBufferPointer) {
         certificate = certificatePEM + [0]
         key = SecureBytes(count: keyPEM.count + 1) { (buffer: UnsafeMutableRawBufferPointer) in
-            keyPEM.withUnsafeBytes { source in
-                buffer.copyMemory(from: source)
-            }
+            buffer.copyMemory(from: keyPEM)
         }
     }
 
