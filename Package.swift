@@ -58,6 +58,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // libpq: the stores shared by several signer-service instances (SignerKitPostgres).
+        .systemLibrary(
+            name: "CPostgreSQL",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
         // Fixed-argument wrappers over the variadic gcry_control.
         .target(name: "CGcryptShim", dependencies: ["CGcrypt"]),
         // MARK: project C code (hot path)
@@ -155,18 +161,26 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // Stores in SQLite (the transaction journal), apart from the core.
-        .target(
-            name: "SignerKitSQLite",
-            dependencies: ["CSQLite", "SignerKit", "EthereumPrimitives", "SignerKitSupport"],
-            swiftSettings: strictSwift
-        ),
         // The signer service (`signerkit serve`): the dispatcher behind Ethereum JSON-RPC over HTTP.
         .target(
             name: "SignerKitService",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "SignerKit", "EthereumRPC", "SignerKitHTTPServer",
-                "SignerKitSupport", "SignerKitSQLite",
+                "SignerKitSupport",
+            ],
+            swiftSettings: strictSwift
+        ),
+        // Stores in SQLite (the transaction journal, the idempotency store), apart from the core.
+        .target(
+            name: "SignerKitSQLite",
+            dependencies: ["CSQLite", "SignerKit", "SignerKitService", "EthereumPrimitives", "SignerKitSupport"],
+            swiftSettings: strictSwift
+        ),
+        // Stores in PostgreSQL (journal, idempotency store, audit trail) for several instances of one deployment.
+        .target(
+            name: "SignerKitPostgres",
+            dependencies: [
+                "CPostgreSQL", "SignerKit", "SignerKitService", "EthereumPrimitives", "SignerKitSupport", "Secp256k1",
             ],
             swiftSettings: strictSwift
         ),
@@ -294,6 +308,15 @@ let package = Package(
         .testTarget(
             name: "SignerKitSQLiteTests",
             dependencies: ["SignerKitSQLite", "SignerKit", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        // One contract per store protocol, run against SQLite and a real PostgreSQL server.
+        .testTarget(
+            name: "SignerKitStoresTests",
+            dependencies: [
+                "SignerKitSQLite", "SignerKitPostgres", "SignerKitService", "SignerKit", "EthereumPrimitives",
+                "Secp256k1", "SignerKitTestSupport",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--with-browser] [--with-gdb]   (runs apt-get through sudo when not root)
 # --with-gdb: the debugger scripts/soak-tests.sh takes backtraces of hung runs with.
 set -euo pipefail
-packages=(libsecp256k1-dev libgcrypt20-dev libp11-kit-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev softhsm2 opensc python3-venv python3-pip)
+packages=(libsecp256k1-dev libgcrypt20-dev libp11-kit-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev postgresql softhsm2 opensc python3-venv python3-pip)
 for option in "$@"; do
     case "$option" in
     --with-browser) packages+=(chromium) ;;

@@ -58,10 +58,13 @@ final class SQLiteDatabase: @unchecked Sendable {
             let status: Int32
             switch value {
             case .text(let text): status = sqlite3_bind_text(statement, index, text, -1, sk_sqlite_transient())
+            // A NULL pointer would bind NULL, not an empty blob.
+            case .blob(let bytes) where bytes.isEmpty: status = sqlite3_bind_zeroblob(statement, index, 0)
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { buffer in
                     sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), sk_sqlite_transient())
                 }
+            case .real(let number): status = sqlite3_bind_double(statement, index, number)
             case .null: status = sqlite3_bind_null(statement, index)
             }
             guard status == SQLITE_OK else { throw SQLiteError(path: path, message: lastError) }
@@ -88,6 +91,13 @@ final class SQLiteDatabase: @unchecked Sendable {
         }
     }
 
+    /// How many rows the last `INSERT`, `UPDATE` or `DELETE` changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// SQL for SQLite's clock as Unix seconds with a fraction, what leases are measured in: the processes that
+    /// share a database file share its host, so they read one clock.
+    static let now = "((julianday('now') - 2440587.5) * 86400.0)"
+
     private var lastError: String { String(cString: sqlite3_errmsg(handle)) }
 }
 
@@ -95,6 +105,7 @@ final class SQLiteDatabase: @unchecked Sendable {
 enum SQLiteValue {
     case text(String)
     case blob([UInt8])
+    case real(Double)
     case null
 }
 
@@ -107,6 +118,9 @@ struct SQLiteRow {
         guard let bytes = sqlite3_column_text(statement, index) else { return nil }
         return String(cString: bytes)
     }
+
+    /// Column `index` as an integer (0 for NULL).
+    func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
 
     /// Column `index` as bytes (`nil` for NULL).
     func blob(_ index: Int32) -> [UInt8]? {

@@ -9,12 +9,13 @@ import SignerKitSupport
 /// Every change is one `BEGIN IMMEDIATE` transaction committed with a full fsync (WAL); several processes may
 /// share the file (SQLite's locking, a 5 s busy wait). Calls run on a serial queue of their own, off the
 /// cooperative pool. The semantics are ``FileTransactionJournal``'s: entries in order, the last resolution of
-/// a hash counts.
+/// a hash counts. Nonce reservations are rows of their own (see
+/// ``reserveNonce(chain:account:atLeast:lease:)``), so processes sharing the file never pick one nonce twice.
 public final class SQLiteTransactionJournal: TransactionJournal {
     /// The database file.
     public let path: String
-    private let database: SQLiteDatabase
-    private let queue = DispatchQueue(label: "SignerKit.SQLiteTransactionJournal")
+    let database: SQLiteDatabase
+    let queue = DispatchQueue(label: "SignerKit.SQLiteTransactionJournal")
 
     static let schema = """
         CREATE TABLE IF NOT EXISTS broadcasts (
@@ -23,6 +24,9 @@ public final class SQLiteTransactionJournal: TransactionJournal {
         CREATE INDEX IF NOT EXISTS broadcasts_identity ON broadcasts (identity);
         CREATE INDEX IF NOT EXISTS broadcasts_nonce ON broadcasts (chain, account, nonce);
         CREATE TABLE IF NOT EXISTS outcomes (hash BLOB PRIMARY KEY, outcome TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS reservations (
+            chain TEXT NOT NULL, account TEXT NOT NULL, nonce BLOB NOT NULL, expires REAL NOT NULL,
+            PRIMARY KEY (chain, account, nonce));
         """
 
     /// Opens (creating) the journal at `path`.
@@ -38,7 +42,8 @@ public final class SQLiteTransactionJournal: TransactionJournal {
         }
     }
 
-    /// Stores `entry` (committed and synced when this returns).
+    /// Stores `entry` (committed and synced when this returns) and ends the reservation of its nonce, in one
+    /// transaction.
     public func record(_ entry: JournalEntry) async throws(JournalError) {
         try await queue.perform { () throws(JournalError) in
             let conflict = try self.sql { () throws(SQLiteError) -> JournalError? in
@@ -51,6 +56,12 @@ public final class SQLiteTransactionJournal: TransactionJournal {
                         [
                             .blob(entry.hash.bytes), .blob(entry.identity.digest.bytes), .text(entry.chain.description),
                             .text(entry.account.lowercased), .blob(entry.nonce.word.bytes), .blob(entry.rawTransaction),
+                        ])
+                    try self.database.query(
+                        "DELETE FROM reservations WHERE chain = ? AND account = ? AND nonce = ?",
+                        [
+                            .text(entry.chain.description), .text(entry.account.lowercased),
+                            .blob(entry.nonce.word.bytes),
                         ])
                     return nil
                 }
@@ -143,7 +154,7 @@ public final class SQLiteTransactionJournal: TransactionJournal {
     }
 
     /// Runs an SQLite step, turning its failure into ``JournalError/io(_:)``.
-    private func sql<T>(_ body: () throws(SQLiteError) -> T) throws(JournalError) -> T {
+    func sql<T>(_ body: () throws(SQLiteError) -> T) throws(JournalError) -> T {
         do { return try body() } catch { throw .io("transaction journal \(error)") }
     }
 }

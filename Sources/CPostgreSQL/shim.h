@@ -1,0 +1,2 @@
+// libpq, the PostgreSQL client library, for SignerKit's shared stores (SignerKitPostgres).
+#include <libpq-fe.h>
