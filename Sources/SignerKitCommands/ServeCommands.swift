@@ -4,7 +4,6 @@ import Foundation
 import PKCS11Signer
 import SignerKit
 import SignerKitHTTPServer
-import SignerKitSQLite
 import SignerKitService
 import SoftwareSigner
 
@@ -53,15 +52,12 @@ enum ServeCommands {
         }
         let upstream = try await ServeKeys.upstreamClients(configuration)
         let policies = try ServeReload.policies(configuration)
-        let journal: SQLiteTransactionJournal
-        do { journal = try SQLiteTransactionJournal(path: configuration.journal) } catch {
-            throw .invalidInput("configuration: journal: \(error)")
-        }
+        let stores = try await ServeStores.open(configuration, allowInsecure: allowInsecure)
         let service: SignerService
         do {
             service = try SignerService(
                 configuration: configuration, signers: signers, upstream: upstream, policies: policies,
-                journal: journal)
+                journal: stores.journal, idempotency: stores.idempotency)
         } catch {
             throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
         }
@@ -69,17 +65,9 @@ enum ServeCommands {
             context.printLine("configuration OK: \(signers.count) key(s), \(configuration.clients.count) client(s)")
             return .success
         }
-        let auditLog: AuditLog?
-        do {
-            auditLog = try configuration.auditLog.map { (path) throws(ServiceConfigurationError) in
-                try AuditLog(path: path)
-            }
-        } catch {
-            throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
-        }
         let io = context.io
         let handler = ServiceHTTPHandler(
-            service: service, auditLog: auditLog, log: { line in io.writeStandardError(line + "\n") })
+            service: service, auditLog: stores.auditTrail, log: { line in io.writeStandardError(line + "\n") })
         let tls = try configuration.tls.map { (files) throws(CommandFailure) in
             try ServeTLS.identity(files, allowInsecure: allowInsecure)
         }

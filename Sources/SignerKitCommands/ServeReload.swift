@@ -54,7 +54,7 @@ enum ServeReload {
         if old.enablesEthSign != new.enablesEthSign { changed.append("enableEthSign") }
         if old.limits != new.limits { changed.append("limits") }
         if old.auditLog != new.auditLog { changed.append("auditLog") }
-        if old.journal != new.journal { changed.append("journal") }
+        if old.store != new.store { changed.append("store") }
         if old.tls != new.tls { changed.append("tls") }
         return changed
     }

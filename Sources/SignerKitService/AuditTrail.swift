@@ -8,3 +8,19 @@ public protocol AuditTrail: Sendable {
     /// - Returns: whether every record was stored (the service withholds the answer otherwise).
     func append(_ records: [CallRecord], requestID: String, at time: Date) async -> Bool
 }
+
+/// Several audit trails written as one (the audit rows of a shared database and a local file): a request is
+/// answered only when every trail stored its records.
+public struct AuditTrails: AuditTrail {
+    /// The trails, written in order.
+    public let trails: [any AuditTrail]
+
+    /// Writes to each of `trails`.
+    public init(_ trails: [any AuditTrail]) { self.trails = trails }
+
+    /// Appends to every trail in order; stops at the first that fails.
+    public func append(_ records: [CallRecord], requestID: String, at time: Date) async -> Bool {
+        for trail in trails where await !trail.append(records, requestID: requestID, at: time) { return false }
+        return true
+    }
+}

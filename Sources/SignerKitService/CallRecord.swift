@@ -22,6 +22,11 @@ public struct CallRecord: Sendable {
     public var resultHash: Bytes32?
     /// How long the call took.
     public var duration: Duration = .zero
+    /// Whether the answer is the stored one of an earlier request with the same idempotency key (nothing was
+    /// signed again).
+    public var replayed = false
+    /// Why the answer could not be stored for retries with its idempotency key, if it could not.
+    public var idempotencyProblem: String?
 
     /// A record for `client` calling `method`.
     public init(client: String, method: String) {
@@ -52,11 +57,12 @@ public struct CallRecord: Sendable {
                             "kind": .string(preview.kind), "warnings": .array(preview.warnings.map(JSONValue.string)),
                         ]))
                 }),
-            "outcome": .string(errorCode == nil ? "ok" : "error"),
+            "outcome": .string(errorCode != nil ? "error" : replayed ? "replayed" : "ok"),
             "ms": .number(String(duration.millisecondsRoundedUp)),
         ])
         if let errorCode { object["code"] = .number(String(errorCode)) }
         if let resultHash { object["resultHash"] = .string(resultHash.hex) }
+        if let idempotencyProblem { object["idempotencyProblem"] = .string(EchoedText.abbreviated(idempotencyProblem)) }
         return object
     }
 }

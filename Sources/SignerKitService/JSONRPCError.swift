@@ -53,6 +53,15 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
         .init(code: -32004, message: "a batch may hold at most \(limit) calls")
     }
 
+    /// `-32005`: a request with this idempotency key is running now; retry after it ends.
+    public static func idempotencyInProgress(_ name: String) -> JSONRPCError {
+        .init(code: -32005, message: "a request with this \(name) is still running; retry after it ends")
+    }
+    /// `-32006`: the idempotency store could not answer, so the request was not run.
+    public static func idempotencyStore(_ detail: String) -> JSONRPCError {
+        .init(code: -32006, message: "idempotency store: \(detail)")
+    }
+
     /// The error for a dispatcher failure: invalid params, forbidden routing, a policy refusal or a signing failure.
     public static func dispatch(_ error: DispatchError) -> JSONRPCError {
         switch error.kind {

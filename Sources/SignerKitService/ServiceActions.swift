@@ -2,12 +2,13 @@ import EthereumPrimitives
 import SignerKit
 
 /// The params of `signerkit_signActions` and `signerkit_preview`: `[[action, …]]`, `[action, …]` or
-/// `{"actions": [action, …], "idempotencyKey"?: K}`, actions in either wallet RPC shape.
+/// `{"actions": [action, …], "idempotencyKey"?: K}` (by name, or as the one positional param), actions in
+/// either wallet RPC shape.
 enum ServiceActions {
     static func read(_ call: ServiceCall) -> Result<([WalletRpcAction], String?), JSONRPCError> {
         let list: [JSONValue]
         var key: String?
-        if let named = call.paramsObject {
+        if let named = call.paramsObject ?? positionalObject(call) {
             guard case .array(let array)? = named["actions"] else {
                 return .failure(.invalidParams("expected {\"actions\": [...]}"))
             }
@@ -28,5 +29,13 @@ enum ServiceActions {
         } catch {
             return .failure(.invalidParams(error.description))
         }
+    }
+
+    /// `[{"actions": …}]`: the named form as the only positional param (an action never has `actions`).
+    private static func positionalObject(_ call: ServiceCall) -> JSONObject? {
+        guard call.params.count == 1, case .object(let object) = call.params[0], object["actions"] != nil else {
+            return nil
+        }
+        return object
     }
 }

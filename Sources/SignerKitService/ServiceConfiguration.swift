@@ -38,14 +38,15 @@ public struct ServiceConfiguration: Sendable {
     public var limits: ServiceLimits
     /// The audit log file (`auditLog`): one JSON line per call, fsynced before the answer.
     public var auditLog: String?
-    /// The transaction journal's SQLite file (`journal`, default `journal.sqlite` beside the configuration):
-    /// every transaction is recorded there before it is broadcast.
-    public var journal: String
+    /// Where the transaction journal, the idempotency keys and (with PostgreSQL) the audit rows live (`store`;
+    /// default `{"sqlite": "journal.sqlite"}`, and `"journal": P` means `{"sqlite": P}`): every transaction is
+    /// recorded there before it is broadcast.
+    public var store: ServiceStore
 
     /// The members a configuration may have.
     public static let members = [
         "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits", "auditLog",
-        "journal", "tls",
+        "journal", "tls", "store",
     ]
 
     /// Reads the configuration at `path`.
@@ -110,7 +111,11 @@ public struct ServiceConfiguration: Sendable {
         auditLog = try object["auditLog"].map { (value) throws(ServiceConfigurationError) in
             try reader.path(value, "auditLog")
         }
-        journal = try reader.path(object["journal"] ?? .string("journal.sqlite"), "journal")
+        switch (object["journal"], object["store"]) {
+        case (_?, _?): throw .init(path: "journal", problem: "give either journal or store, not both")
+        case (nil, let store?): self.store = try ServiceStore(json: store, reader: reader)
+        case (let journal, nil): store = .sqlite(try reader.path(journal ?? .string("journal.sqlite"), "journal"))
+        }
         limits =
             try object["limits"].map { (value) throws(ServiceConfigurationError) in
                 try ServiceLimits(json: value, reader: reader)

@@ -53,37 +53,63 @@ package struct ServiceHTTPHandler: Sendable {
         }
     }
 
-    /// `POST /`: authenticate, answer, audit, log.
+    /// `POST /`: authenticate, answer (once per `Idempotency-Key`), audit, log.
     func jsonRPC(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        let requestID = UUID().uuidString.lowercased()
-        let clock = ContinuousClock()
-        let start = clock.now
+        let exchange = Exchange(requestID: UUID().uuidString.lowercased(), start: ContinuousClock.now)
         guard let client = authenticated(request) else {
             metrics.recordUnauthorized()
-            log(Self.logLine(requestID: requestID, client: nil, calls: 0, status: 401, duration: clock.now - start))
+            log(exchange.logLine(client: nil, calls: 0, status: 401))
             return HTTPServerResponse(
                 status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Content-Type", "application/json")],
                 body: Array(#"{"error":"unauthorized"}"#.utf8))
         }
-        let answer = await service.respond(body: request.body, client: client)
-        metrics.record(answer.records)
-        if let auditLog, await !auditLog.append(answer.records, requestID: requestID, at: Date()) {
-            // The calls were made; without their audit lines the answer is withheld.
-            log(
-                Self.logLine(
-                    requestID: requestID, client: client.name, calls: answer.records.count, status: 503,
-                    duration: clock.now - start, problem: "the audit log could not be written"))
-            return Self.json(503, #"{"error":"the audit log could not be written"}"#)
+        let key: String?
+        switch IdempotencyHeader.read(request) {
+        case .success(let found): key = found
+        case .failure(let problem):
+            log(exchange.logLine(client: client.name, calls: 0, status: 400, problem: problem.message))
+            return Self.json(400, JSONValue.object(JSONObject(["error": .string(problem.message)])).serialized)
         }
-        let status = answer.body == nil ? 204 : 200
-        log(
-            Self.logLine(
-                requestID: requestID, client: client.name, calls: answer.records.count, status: status,
-                duration: clock.now - start))
-        guard let body = answer.body else { return HTTPServerResponse(status: 204) }
-        return HTTPServerResponse(
-            status: 200, headers: [("Content-Type", "application/json"), ("X-Request-Id", requestID)], body: body)
+        if let key, let store = service.idempotency {
+            return await once(request, client: client, key: key, store: store, exchange: exchange)
+        }
+        return await run(request.body, client: client, key: key, exchange: exchange).response
     }
+
+    /// Answers and audits a body; `completed` says whether every call succeeded and its audit lines are on
+    /// disk (only such an answer is kept for retries).
+    func run(_ body: [UInt8], client: ServiceClient, key: String?, exchange: Exchange) async -> (
+        response: HTTPServerResponse, completed: Bool
+    ) {
+        let answer = await service.respond(body: body, client: client, idempotencyKey: key)
+        let status = answer.body == nil ? 204 : 200
+        guard await audited(answer.records, client: client, exchange: exchange, status: status) else {
+            return (Self.auditFailure, false)
+        }
+        return (exchange.response(answer.body), answer.records.allSatisfy { $0.errorCode == nil })
+    }
+
+    /// Records calls in the metrics and the audit trail; logs the request. `false`: the audit trail could not
+    /// be written (the calls were made; the answer must be withheld).
+    func audited(_ records: [CallRecord], client: ServiceClient, exchange: Exchange, status: Int) async -> Bool {
+        metrics.record(records)
+        if let auditLog, await !auditLog.append(records, requestID: exchange.requestID, at: Date()) {
+            log(
+                exchange.logLine(
+                    client: client.name, calls: records.count, status: 503,
+                    problem: "the audit log could not be written"))
+            return false
+        }
+        var problem: String?
+        if let failed = records.lazy.compactMap(\.idempotencyProblem).first {
+            problem = "the answer was not stored for retries: \(failed)"
+        }
+        log(exchange.logLine(client: client.name, calls: records.count, status: status, problem: problem))
+        return true
+    }
+
+    /// What the service answers when the audit trail cannot be written.
+    static let auditFailure = json(503, #"{"error":"the audit log could not be written"}"#)
 
     /// The client of the request's one `Authorization: Bearer` header.
     func authenticated(_ request: HTTPServerRequest) -> ServiceClient? {
@@ -92,20 +118,6 @@ package struct ServiceHTTPHandler: Sendable {
         let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return service.client(bearerToken: String(parts[1]).trimmingCharacters(in: .whitespaces))
-    }
-
-    /// One structured log line (JSON).
-    static func logLine(
-        requestID: String, client: String?, calls: Int, status: Int, duration: Duration, problem: String? = nil
-    ) -> String {
-        var object = JSONObject([
-            "time": .string(AuditLog.timestamp(Date())), "level": .string(problem == nil ? "info" : "error"),
-            "msg": .string("request"), "requestId": .string(requestID), "calls": .number(String(calls)),
-            "status": .number(String(status)), "ms": .number(String(duration.millisecondsRoundedUp)),
-        ])
-        object["client"] = client.map(JSONValue.string) ?? .null
-        if let problem { object["problem"] = .string(problem) }
-        return JSONValue.object(object).serialized
     }
 
     static func json(_ status: Int, _ text: String) -> HTTPServerResponse {

@@ -13,7 +13,7 @@ extension SignerService {
     static let proxiedPrefixes = ["eth_", "net_", "web3_"]
 
     /// Runs one call for `client`.
-    func perform(_ call: ServiceCall, client: ServiceClient, record: inout CallRecord) async
+    func perform(_ call: ServiceCall, client: ServiceClient, requestKey: RequestKey?, record: inout CallRecord) async
         -> Result<JSONValue, JSONRPCError>
     {
         if let allowed = client.methods, !allowed.contains(call.method) {
@@ -37,15 +37,16 @@ extension SignerService {
             guard call.params.count == 2 else { return .failure(.invalidParams("expected [address, data]")) }
             return await sign(
                 method: .personalSign, params: [call.params[1], call.params[0]], client: client, deadline: deadline,
-                record: &record)
+                requestKey: requestKey, record: &record)
         case "signerkit_signActions":
-            return await signActions(call, client: client, deadline: deadline, record: &record)
+            return await signActions(call, client: client, deadline: deadline, requestKey: requestKey, record: &record)
         case "signerkit_preview":
             return preview(call, client: client, record: &record)
         default:
             if let method = Self.signingMethods[call.method] {
                 return await sign(
-                    method: method, params: call.params, client: client, deadline: deadline, record: &record)
+                    method: method, params: call.params, client: client, deadline: deadline, requestKey: requestKey,
+                    record: &record)
             }
             if Self.proxiedPrefixes.contains(where: call.method.hasPrefix) { return await proxy(call) }
             return .failure(.methodNotFound(call.method))
@@ -55,7 +56,7 @@ extension SignerService {
     /// One signing method as a one-action batch on the chain its params name (else the default chain).
     func sign(
         method: RpcMethod, params: [JSONValue], client: ServiceClient, deadline: ContinuousClock.Instant,
-        record: inout CallRecord
+        requestKey: RequestKey?, record: inout CallRecord
     ) async -> Result<JSONValue, JSONRPCError> {
         let chain: ChainID
         switch ServiceChains.chain(of: method, params: params, default: configuration.defaultChain) {
@@ -63,25 +64,36 @@ extension SignerService {
         case .failure(let error): return .failure(error)
         }
         let action = WalletRpcAction(chainId: chain, method: method, params: JSONValue.array(params).serialized)
-        return await signed([action], client: client, deadline: deadline, idempotencyKey: nil, record: &record).map {
-            results in results[0]
-        }
+        return await signed(
+            [action], client: client, deadline: deadline, journalKey: requestKey?.journalKey, record: &record
+        ).map { results in results[0] }
     }
 
     /// `signerkit_signActions`: `[[actions…]]` or `{"actions": […], "idempotencyKey"?: K}` → the results in order.
+    ///
+    /// With an `idempotencyKey`, a retry with the same actions gets the first answer back (from the
+    /// idempotency store) or, when the first did not complete, re-sends its journalled transactions.
     func signActions(
-        _ call: ServiceCall, client: ServiceClient, deadline: ContinuousClock.Instant, record: inout CallRecord
+        _ call: ServiceCall, client: ServiceClient, deadline: ContinuousClock.Instant, requestKey: RequestKey?,
+        record: inout CallRecord
     ) async -> Result<JSONValue, JSONRPCError> {
         let actions: [WalletRpcAction]
-        var idempotencyKey: String?
+        let idempotencyKey: String?
         switch ServiceActions.read(call) {
         case .success(let read): (actions, idempotencyKey) = read
         case .failure(let error): return .failure(error)
         }
-        if let key = idempotencyKey, key.isEmpty { idempotencyKey = nil }
-        return await signed(
-            actions, client: client, deadline: deadline, idempotencyKey: idempotencyKey, record: &record
-        ).map { .array($0) }
+        guard let idempotencyKey, !idempotencyKey.isEmpty else {
+            return await signed(
+                actions, client: client, deadline: deadline, journalKey: requestKey?.journalKey, record: &record
+            ).map { .array($0) }
+        }
+        let key = ActionsKey(client: client.name, key: idempotencyKey, actions: actions)
+        return await once(key, client: client, record: &record) { (record: inout CallRecord) in
+            await self.signed(
+                actions, client: client, deadline: deadline, journalKey: key.journalKey, record: &record
+            ).map { .array($0) }
+        }
     }
 
     /// `signerkit_preview`: the same params as `signerkit_signActions` → one preview per action.
@@ -122,7 +134,7 @@ extension SignerService {
 
     /// Checks, then signs `actions` as one batch: the results in order, or one error.
     func signed(
-        _ actions: [WalletRpcAction], client: ServiceClient, deadline: ContinuousClock.Instant, idempotencyKey: String?,
+        _ actions: [WalletRpcAction], client: ServiceClient, deadline: ContinuousClock.Instant, journalKey: String?,
         record: inout CallRecord
     ) async -> Result<[JSONValue], JSONRPCError> {
         let previews: [SigningPreview]
@@ -132,7 +144,7 @@ extension SignerService {
         }
         let dispatcher = self.dispatcher
         do {
-            let signed = try await dispatcher.sign(actions: actions, idempotencyKey: idempotencyKey, deadline: deadline)
+            let signed = try await dispatcher.sign(actions: actions, idempotencyKey: journalKey, deadline: deadline)
             record.backends = previews.map { preview in
                 dispatcher.backend(for: preview.account, chain: preview.chain, method: preview.method)?.name
                     ?? "unknown"

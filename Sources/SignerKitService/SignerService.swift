@@ -16,6 +16,8 @@ public final class SignerService: Sendable {
     /// The accounts it signs for, in configuration order.
     public let accounts: [Address]
     let upstream: [ChainID: JSONRPCClient]
+    /// Where answers of requests with an idempotency key are kept (`nil`: keys only name journal entries).
+    let idempotency: (any IdempotencyStore)?
     private let signers: [any PrehashSigner]
     private let dispatchConfiguration: DispatchConfiguration
     private let current: Mutex<Current>
@@ -28,16 +30,18 @@ public final class SignerService: Sendable {
 
     /// A service signing with `signers` (one per configured key, in order), filling and broadcasting
     /// through `upstream` clients, under `policies`, recording every transaction in `journal` before it is
-    /// broadcast (an SQLite journal in `signerkit serve`).
+    /// broadcast, and keeping the answers of requests sent with an idempotency key in `idempotency` (both in
+    /// the configured ``ServiceStore`` in `signerkit serve`).
     ///
     /// - Throws: ``ServiceConfigurationError`` when two keys have one address.
     public init(
         configuration: ServiceConfiguration, signers: [any PrehashSigner], upstream: [ChainID: JSONRPCClient],
         policies: [any ActionPolicy] = [], previewer: SigningPreviewer = SigningPreviewer(),
-        journal: (any TransactionJournal)? = nil
+        journal: (any TransactionJournal)? = nil, idempotency: (any IdempotencyStore)? = nil
     ) throws(ServiceConfigurationError) {
         self.configuration = configuration
         self.upstream = upstream
+        self.idempotency = idempotency
         self.signers = signers
         var dispatchConfiguration = DispatchConfiguration()
         dispatchConfiguration.previewer = previewer
@@ -101,7 +105,11 @@ public final class SignerService: Sendable {
     }
 
     /// The answer to a JSON-RPC body and a record of each call in it (for the audit log and the metrics).
-    public func respond(body: [UInt8], client: ServiceClient) async -> ServiceAnswer {
+    ///
+    /// With `idempotencyKey` (the request's `Idempotency-Key`), each call's transactions are journalled under
+    /// the client, the key and the call's position, so a retry of the request re-sends them instead of signing
+    /// new ones; ``IdempotentRequest`` keeps and replays whole answers.
+    public func respond(body: [UInt8], client: ServiceClient, idempotencyKey: String? = nil) async -> ServiceAnswer {
         let value: JSONValue
         do { value = try JSONValue(parsing: body) } catch {
             return .single(ServiceCall.answer(id: nil, result: .failure(.parseError("\(error)"))), client: client)
@@ -118,21 +126,23 @@ public final class SignerService: Sendable {
             }
             var answers: [JSONValue] = []
             var records: [CallRecord] = []
-            for call in calls {
-                let (answer, record) = await answer(call, client: client)
+            for (index, call) in calls.enumerated() {
+                let callKey = idempotencyKey.map { RequestKey(client: client.name, key: $0, call: index) }
+                let (answer, record) = await answer(call, client: client, requestKey: callKey)
                 if let answer { answers.append(answer) }
                 records.append(record)
             }
             let body = answers.isEmpty ? nil : Array(JSONValue.array(answers).serialized.utf8)
             return ServiceAnswer(body: body, records: records)
         default:
-            let (answer, record) = await answer(value, client: client)
+            let callKey = idempotencyKey.map { RequestKey(client: client.name, key: $0, call: 0) }
+            let (answer, record) = await answer(value, client: client, requestKey: callKey)
             return ServiceAnswer(body: answer.map { Array($0.serialized.utf8) }, records: [record])
         }
     }
 
     /// One call's answer object (`nil` for a notification) and its record.
-    func answer(_ value: JSONValue, client: ServiceClient) async -> (JSONValue?, CallRecord) {
+    func answer(_ value: JSONValue, client: ServiceClient, requestKey: RequestKey?) async -> (JSONValue?, CallRecord) {
         let clock = ContinuousClock()
         let start = clock.now
         switch ServiceCall.read(value) {
@@ -142,7 +152,7 @@ public final class SignerService: Sendable {
             return (ServiceCall.answer(id: value["id"], result: .failure(error)), record)
         case .success(let call):
             var record = CallRecord(client: client.name, method: call.method)
-            let result = await perform(call, client: client, record: &record)
+            let result = await perform(call, client: client, requestKey: requestKey, record: &record)
             record.duration = clock.now - start
             switch result {
             case .success(let value): record.resultHash = Keccak256.hash(Array(value.serialized.utf8))
