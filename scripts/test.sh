@@ -2,7 +2,8 @@
 # Runs every SignerKit test: lints the format (`swift format lint --strict` with .swift-format), builds
 # (warnings are errors: -warnings-as-errors), runs the compile-fail, doc-block and consumer checks, then
 # `swift test` (vectors, SoftHSM2 token, local EVM node, loopback HTTP, Chromium), then the dispatcher
-# suites again in a release build, then every fuzz target for 15 seconds (scripts/fuzz.sh --smoke: AddressSanitizer,
+# suites again in a release build, then two signer-service instances on one PostgreSQL store
+# (scripts/scale-out-check.sh), then every fuzz target for 15 seconds (scripts/fuzz.sh --smoke: AddressSanitizer,
 # libFuzzer; a crash, leak or failed property fails the run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,5 +23,9 @@ timeout --signal=KILL 1500 swift test --skip-build
 # The dispatcher's suites once more, optimised: ordering, verification and broadcast safety must not
 # depend on debug-build timing.
 timeout --signal=KILL 1200 swift test -c release --filter "SignerKitTests\."
+# Two service instances on one PostgreSQL store: retried and raced transactions are mined once each.
+swift build -c release --product signerkit
+SIGNERKIT_BIN="$(swift build -c release --show-bin-path)/signerkit" timeout --signal=KILL 600 \
+    "$root/scripts/scale-out-check.sh" --count 200
 # Fuzz smoke: every libFuzzer target 15 s (two at a time), built with AddressSanitizer in .build/fuzz.
 "$root/scripts/fuzz.sh" --smoke --parallel 2
