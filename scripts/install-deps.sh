@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages SignerKit needs, skipping those already present.
-# Usage: scripts/install-deps.sh [--with-browser] [--with-gdb]   (runs apt-get through sudo when not root)
+# Usage: scripts/install-deps.sh [--with-browser] [--with-gdb] [--with-load]   (apt-get, through sudo when not root)
 # --with-gdb: the debugger scripts/soak-tests.sh takes backtraces of hung runs with.
+# --with-load: wrk, the HTTP load generator of scripts/load-service.sh.
 set -euo pipefail
 packages=(libsecp256k1-dev libgcrypt20-dev libp11-kit-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev postgresql softhsm2 opensc python3-venv python3-pip)
 for option in "$@"; do
     case "$option" in
     --with-browser) packages+=(chromium) ;;
     --with-gdb) packages+=(gdb) ;;
+    --with-load) packages+=(wrk) ;;
     esac
 done
 missing=()

@@ -35,6 +35,7 @@ allBenchmarks += keccakBenchmarks()
 allBenchmarks += eip712Benchmarks()
 allBenchmarks += pkcs11Benchmarks()
 allBenchmarks += dispatcherBenchmarks()
+allBenchmarks += serviceBenchmarks()
 allBenchmarks += commandLineBenchmarks()
 
 var allSelfChecks: [SelfCheck] = []

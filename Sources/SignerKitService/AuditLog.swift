@@ -1,3 +1,4 @@
+import Dispatch
 import EthereumPrimitives
 import Foundation
 import SignerKitSupport
@@ -10,8 +11,30 @@ import Synchronization
 /// The audit trail: one JSON line per call (time, request id, client, method, chains, accounts, preview
 /// kinds and warnings, outcome, error code, result hash), appended and fsynced before the answer is sent.
 /// Never a secret and never a payload: results appear as their Keccak-256 only.
+///
+/// Group commit: each request's lines are written at once (in one `write`, so lines never interleave), then
+/// the request waits until an `fsync` that began after its write has finished. One `fsync` runs at a time, on
+/// a thread of its own (never on Swift's cooperative pool), and covers every request written before it began,
+/// so concurrent requests share it. After a failed `fsync` the log refuses every later append (the kernel may
+/// have dropped the unsynced lines; a later `fsync` would not say so).
 public final class AuditLog: AuditTrail {
-    private let descriptor: Mutex<Int32>
+    /// What the writers and the syncing thread share.
+    private struct State {
+        var descriptor: Int32
+        /// Appends written so far (each request's lines count once).
+        var written: UInt64 = 0
+        /// Appends known to be on disk.
+        var synced: UInt64 = 0
+        /// Whether the syncing thread is at work.
+        var syncing = false
+        /// Set for good by a failed write or `fsync`.
+        var failed = false
+        /// Requests waiting for their append to be synced.
+        var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+    }
+
+    private let state: Mutex<State>
+    private let syncQueue = DispatchQueue(label: "signerkit.audit-log.fsync")
     /// The file.
     public let path: String
 
@@ -26,16 +49,77 @@ public final class AuditLog: AuditTrail {
                 problem: "cannot open \(EchoedText.abbreviated(path)): \(String(cString: strerror(errno)))")
         }
         self.path = path
-        descriptor = Mutex(fd)
+        state = Mutex(State(descriptor: fd))
     }
 
-    deinit { descriptor.withLock { _ = close($0) } }
+    deinit { state.withLock { _ = close($0.descriptor) } }
 
     /// Appends one line per record of request `requestID` and waits until they are on disk.
     ///
     /// - Returns: whether the lines were written and synced (the caller must not answer otherwise).
-    public func append(_ records: [CallRecord], requestID: String, at time: Date) -> Bool {
-        let stamp = Self.timestamp(time)
+    public func append(_ records: [CallRecord], requestID: String, at time: Date) async -> Bool {
+        let text = Self.lines(records, requestID: requestID, at: time)
+        let sequence: UInt64? = state.withLock { state in
+            guard !state.failed else { return nil }
+            guard case .success = POSIXIO.writeAll(text, to: state.descriptor) else {
+                state.failed = true
+                return nil
+            }
+            state.written += 1
+            return state.written
+        }
+        guard let sequence else { return false }
+        return await withCheckedContinuation { continuation in
+            let startSync: Bool = state.withLock { state in
+                if state.synced >= sequence {
+                    continuation.resume(returning: true)
+                    return false
+                }
+                if state.failed {
+                    continuation.resume(returning: false)
+                    return false
+                }
+                state.waiters.append((sequence, continuation))
+                let idle = !state.syncing
+                state.syncing = true
+                return idle
+            }
+            if startSync { syncQueue.async { self.syncUntilNoneWait() } }
+        }
+    }
+
+    /// Syncs until no request waits: each round covers every append written before it began.
+    private func syncUntilNoneWait() {
+        while true {
+            let (descriptor, target) = state.withLock { ($0.descriptor, $0.written) }
+            let succeeded = fsync(descriptor) == 0
+            let more: Bool = state.withLock { state in
+                if succeeded {
+                    state.synced = max(state.synced, target)
+                } else {
+                    state.failed = true
+                }
+                var waiting: [(sequence: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+                for waiter in state.waiters {
+                    if !succeeded {
+                        waiter.continuation.resume(returning: false)
+                    } else if waiter.sequence <= state.synced {
+                        waiter.continuation.resume(returning: true)
+                    } else {
+                        waiting.append(waiter)
+                    }
+                }
+                state.waiters = waiting
+                state.syncing = !waiting.isEmpty
+                return state.syncing
+            }
+            if !more { return }
+        }
+    }
+
+    /// The lines of one request.
+    static func lines(_ records: [CallRecord], requestID: String, at time: Date) -> String {
+        let stamp = timestamp(time)
         var text = ""
         for (index, record) in records.enumerated() {
             var object = JSONObject([
@@ -44,10 +128,7 @@ public final class AuditLog: AuditTrail {
             for member in record.json.members { object[member.key] = member.value }
             text += JSONValue.object(object).serialized + "\n"
         }
-        return descriptor.withLock { fd in
-            guard case .success = POSIXIO.writeAll(text, to: fd) else { return false }
-            return fsync(fd) == 0
-        }
+        return text
     }
 
     /// RFC 3339 UTC with milliseconds.

@@ -55,7 +55,7 @@ package struct ServiceHTTPHandler: Sendable {
 
     /// `POST /`: authenticate, answer (once per `Idempotency-Key`), audit, log.
     func jsonRPC(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        let exchange = Exchange(requestID: UUID().uuidString.lowercased(), start: ContinuousClock.now)
+        let exchange = Exchange(requestID: RequestIDs.next(), start: ContinuousClock.now)
         guard let client = authenticated(request) else {
             metrics.recordUnauthorized()
             log(exchange.logLine(client: nil, calls: 0, status: 401))
