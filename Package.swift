@@ -306,11 +306,6 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
-        .testTarget(
-            name: "SignerKitSQLiteTests",
-            dependencies: ["SignerKitSQLite", "SignerKit", "EthereumPrimitives"],
-            swiftSettings: strictSwift
-        ),
         // One contract per store protocol, run against SQLite and a real PostgreSQL server.
         .testTarget(
             name: "SignerKitStoresTests",
