@@ -6,7 +6,8 @@ Test tooling only (the local EVM venv has web3, see scripts/evm-node/requirement
     web3_client.py --url URL --node-url NODE --chain-id N \
         --account 0xADDR [--account 0xADDR]... --send-from 0xADDR --recipient 0xADDR --value WEI
 
-The bearer token is read from stdin (a token never goes on a command line). `--account` are the service's accounts, in the configuration's order. Every check prints one line
+The bearer token is read from stdin (a token never goes on a command line). `--account` are the
+service's accounts, in the configuration's order. Every check prints one line
 (`ok <check>: <what it saw>`) and the script exits 0 when all passed; the first failure prints
 `FAIL <check>: <why>` on stderr and exits 1. Results are checked with eth-account (signatures
 recovered) and against the node directly (`--node-url`), never by trusting the service alone.
