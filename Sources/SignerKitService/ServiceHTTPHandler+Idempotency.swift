@@ -58,7 +58,7 @@ extension ServiceHTTPHandler {
     }
 
     /// A refusal before any call ran, logged.
-    private func refuse(_ status: Int, _ message: String, client: ServiceClient, exchange: Exchange)
+    func refuse(_ status: Int, _ message: String, client: ServiceClient, exchange: Exchange)
         -> HTTPServerResponse
     {
         log(exchange.logLine(client: client.name, calls: 0, status: status, problem: message))

@@ -66,9 +66,7 @@ package struct ServiceHTTPHandler: Sendable {
         let key: String?
         switch IdempotencyHeader.read(request) {
         case .success(let found): key = found
-        case .failure(let problem):
-            log(exchange.logLine(client: client.name, calls: 0, status: 400, problem: problem.message))
-            return Self.json(400, JSONValue.object(JSONObject(["error": .string(problem.message)])).serialized)
+        case .failure(let problem): return refuse(400, problem.message, client: client, exchange: exchange)
         }
         if let key, let store = service.idempotency {
             return await once(request, client: client, key: key, store: store, exchange: exchange)

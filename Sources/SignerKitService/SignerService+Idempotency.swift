@@ -23,7 +23,7 @@ struct ActionsKey: Sendable {
     init(client: String, key: String, actions: [WalletRpcAction]) {
         self.client = client
         self.key = key
-        requestHash = IdempotencyNames.hash(actions.flatMap { [$0.chainId.description, $0.method, $0.params] })
+        requestHash = ActionIdentity.digest(of: actions.flatMap { [$0.chainId.description, $0.method, $0.params] })
     }
 
     /// The key in the idempotency store (apart from header keys, which share the store).
@@ -37,16 +37,6 @@ enum IdempotencyNames {
     /// `kind:` and the length-prefixed client and key.
     static func scoped(_ kind: String, client: String, key: String) -> String {
         "\(kind):\(client.utf8.count):\(client)\(key.utf8.count):\(key)"
-    }
-
-    /// Keccak-256 over length-prefixed parts.
-    static func hash(_ parts: [String]) -> Bytes32 {
-        var bytes: [UInt8] = []
-        for part in parts {
-            withUnsafeBytes(of: UInt64(part.utf8.count).bigEndian) { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: part.utf8)
-        }
-        return Keccak256.hash(bytes)
     }
 }
 

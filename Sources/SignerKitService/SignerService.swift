@@ -108,7 +108,7 @@ public final class SignerService: Sendable {
     ///
     /// With `idempotencyKey` (the request's `Idempotency-Key`), each call's transactions are journalled under
     /// the client, the key and the call's position, so a retry of the request re-sends them instead of signing
-    /// new ones; ``IdempotentRequest`` keeps and replays whole answers.
+    /// new ones (the HTTP handler keeps and replays whole answers through the idempotency store).
     public func respond(body: [UInt8], client: ServiceClient, idempotencyKey: String? = nil) async -> ServiceAnswer {
         let value: JSONValue
         do { value = try JSONValue(parsing: body) } catch {

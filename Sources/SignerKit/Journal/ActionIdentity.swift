@@ -23,14 +23,18 @@ public struct ActionIdentity: Sendable, Hashable, CustomStringConvertible {
         ])
     }
 
-    private init(parts: [String]) {
+    private init(parts: [String]) { digest = Self.digest(of: parts) }
+
+    /// Keccak-256 over `parts`, each prefixed by its UTF-8 length (8 bytes, big-endian), so no two lists of
+    /// parts hash the same bytes.
+    package static func digest(of parts: [String]) -> Bytes32 {
         var bytes: [UInt8] = []
         for part in parts {
             let utf8 = Array(part.utf8)
             withUnsafeBytes(of: UInt64(utf8.count).bigEndian) { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: utf8)
         }
-        digest = Keccak256.hash(bytes)
+        return Keccak256.hash(bytes)
     }
 
     /// The digest as `0x`-hex.
