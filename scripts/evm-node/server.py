@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A small Ethereum JSON-RPC node over eth-tester's py-evm backend, for SignerKit's tests.
 
-Test tooling only: it listens on 127.0.0.1, mines every transaction into its own block at once,
+Test tooling only: it listens on 127.0.0.1, mines every transaction into its own block at once
+(one whose nonce is ahead of its sender's waits, as in a node's pool, until the gap fills),
 and answers the handful of methods a wallet needs. Errors are JSON-RPC error objects:
 -32000 for rejected transactions and failed calls (with the EVM's own message), -32601 for an
 unknown method, -32602 for invalid params, -32600 / -32700 for malformed requests.
@@ -242,6 +243,9 @@ class Node:
             backend.chain.chain_id = chain_id
         self.tester = EthereumTester(backend=backend, auto_mine_transactions=True)
         self.lock = threading.Lock()
+        # Transactions whose nonce is ahead of their sender's, held as a node's pool queues them
+        # (eth-tester itself refuses a gap): sender → {nonce: (raw, hash, decoded)}.
+        self.queued = {}
         self.methods = {
             "web3_clientVersion": lambda p: "SignerKit-evm-node/eth-tester-py-evm",
             "eth_chainId": lambda p: hex(self.chain_id),
@@ -423,17 +427,54 @@ class Node:
         if tx_chain_id is not None and tx_chain_id != self.chain_id:
             # py-evm does not check this itself; real nodes reject such transactions.
             raise RPCError(-32000, f"invalid chain id: have {tx_chain_id}, want {self.chain_id}")
+        sender = getattr(decoded, "sender", None)
+        expected = self.tester.get_nonce(to_checksum_address(sender), "pending") if sender else None
+        if expected is not None and decoded.nonce > expected:
+            # A future nonce: queued until the gap fills, as geth's pool does (not validated until then).
+            tx_hash = "0x" + bytes(decoded.hash).hex()
+            self.queued.setdefault(sender, {})[decoded.nonce] = (raw, tx_hash, decoded)
+            return tx_hash
         try:
-            return self.tester.send_raw_transaction(raw)
+            tx_hash = self.tester.send_raw_transaction(raw)
         except Exception as error:  # noqa: BLE001 - the EVM's rejection, as a node reports it
             raise RPCError(-32000, describe(error)) from error
+        if sender:
+            self.promote_queued(sender)
+        return tx_hash
+
+    def promote_queued(self, sender):
+        """Sends the sender's queued transactions whose turn has come; a refused one is dropped."""
+        waiting = self.queued.get(sender, {})
+        while waiting:
+            entry = waiting.pop(self.tester.get_nonce(to_checksum_address(sender), "pending"), None)
+            if entry is None:
+                break
+            try:
+                self.tester.send_raw_transaction(entry[0])
+            except Exception as error:  # noqa: BLE001 - a node drops a queued transaction it cannot run
+                print(f"dropped queued transaction {entry[1]}: {describe(error)}", file=sys.stderr)
+        if not waiting:
+            self.queued.pop(sender, None)
+
+    def queued_transaction(self, tx_hash):
+        """A queued transaction as eth_getTransactionByHash shows a pending one (no block)."""
+        for sender, waiting in self.queued.items():
+            for nonce, (_, queued_hash, decoded) in waiting.items():
+                if queued_hash == tx_hash:
+                    return {
+                        "hash": queued_hash, "from": to_checksum_address(sender), "nonce": hex(nonce),
+                        "to": to_checksum_address(decoded.to) if decoded.to else None,
+                        "value": hex(decoded.value), "gas": hex(decoded.gas), "input": "0x" + decoded.data.hex(),
+                        "blockHash": None, "blockNumber": None, "transactionIndex": None,
+                    }
+        return None
 
     def get_transaction_by_hash(self, params):
         (tx_hash,) = self.params(params, 1, 1)
         try:
             return format_transaction(self.tester.get_transaction_by_hash(hash32(tx_hash, "hash")))
         except TransactionNotFound:
-            return None
+            return self.queued_transaction(tx_hash.lower())
 
     def get_transaction_receipt(self, params):
         (tx_hash,) = self.params(params, 1, 1)
