@@ -14,7 +14,8 @@ enum PKCS11Commands {
             arguments. A wrong PIN is not retried: it exits 65 naming CKR_PIN_INCORRECT (and says so when the PIN
             begins or ends with whitespace). Errors of a token that another process is writing (SoftHSM2's file
             store) are retried a few times within about two seconds. keygen and import refuse a label or id that is
-            already on the token, also when another process creates it at the same moment.
+            already on the token, also when another process creates it at the same moment; list and address wait while
+            another signerkit process creates a key on the token (SoftHSM2 2.6 can lose a key read while written).
             To sign with a token key, give any signing command --pkcs11-module PATH --token-label L
             --key-label K (or --key-id HEX) and --pin-file F instead of --key-file.
             """,
@@ -75,7 +76,8 @@ enum PKCS11Commands {
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
         // The token is opened inside the lock: the module then reads the token after the previous
         // creator finished writing it (SoftHSM2 may keep showing a process an older object list).
-        let info = try await KeyCreationLock.withLock(module: session.modulePath, token: session.tokenLabel) {
+        let info = try await TokenObjectLock.withLock(.exclusive, module: session.modulePath, token: session.tokenLabel)
+        {
             () throws(CommandFailure) in
             let token = try await session.open()
             return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
@@ -96,7 +98,8 @@ enum PKCS11Commands {
         let key = try KeyFile.read(keyPath, allowInsecure: SecretFile.allowsInsecure(options))
         // The token is opened inside the lock: the module then reads the token after the previous
         // creator finished writing it (SoftHSM2 may keep showing a process an older object list).
-        let info = try await KeyCreationLock.withLock(module: session.modulePath, token: session.tokenLabel) {
+        let info = try await TokenObjectLock.withLock(.exclusive, module: session.modulePath, token: session.tokenLabel)
+        {
             () throws(CommandFailure) in
             let token = try await session.open()
             return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
@@ -110,8 +113,11 @@ enum PKCS11Commands {
     /// Lists the token's private keys.
     static func runList(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         let session = try PKCS11Options.session(context.options, moduleFlag: PKCS11Options.module.name, io: context.io)
-        let token = try await session.open()
-        let keys = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in try token.listKeys() }
+        let keys = try await TokenObjectLock.withLock(.shared, module: session.modulePath, token: session.tokenLabel) {
+            () throws(CommandFailure) in
+            let token = try await session.open()
+            return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in try token.listKeys() }
+        }
         var output = ""
         for key in keys {
             let label = key.label.isEmpty ? "-" : TextSafety.singleLine(key.label)
@@ -128,8 +134,11 @@ enum PKCS11Commands {
         let options = context.options
         let locator = try PKCS11Options.locator(options)
         let session = try PKCS11Options.session(options, moduleFlag: PKCS11Options.module.name, io: context.io)
-        let token = try await session.open()
-        let info = try await PKCS11Options.performRetrying { () throws(PKCS11Error) in try token.key(locator) }
+        let info = try await TokenObjectLock.withLock(.shared, module: session.modulePath, token: session.tokenLabel) {
+            () throws(CommandFailure) in
+            let token = try await session.open()
+            return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in try token.key(locator) }
+        }
         context.printLine(try PKCS11Options.address(of: info))
         return .success
     }
