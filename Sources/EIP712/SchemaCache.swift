@@ -112,12 +112,17 @@ public final class EIP712SchemaCache: Sendable {
 
     /// The compiled form of `typedData`, from the cache or compiled (and then cached).
     public func compiled(_ typedData: TypedData) throws(EIP712Error) -> CompiledTypedData {
+        try schema(typedData).compiled
+    }
+
+    /// ``compiled(_:)`` with the key it is cached under, as documents are compared with it.
+    func schema(_ typedData: TypedData) throws(EIP712Error) -> RecentSchema {
         let key = Self.key(typedData)
         let hash = Self.hash(key)
-        if let found = lookup(key: key, hash: hash) { return found }
+        if let found = lookup(key: key, hash: hash) { return RecentSchema(key: key, hash: hash, compiled: found) }
         let compiled = try typedData.compileUncached()
         insert(key: key, hash: hash, compiled: compiled)
-        return compiled
+        return RecentSchema(key: key, hash: hash, compiled: compiled)
     }
 
     /// The entry for `key` (see ``key(_:)``), or `nil` without compiling anything (not counted as a miss:
@@ -147,13 +152,13 @@ public final class EIP712SchemaCache: Sendable {
         state.withLock { $0.recent }
     }
 
-    /// Records that a document was answered by `schema` (a hit; the entry counts as just used).
-    func noteRepeatedDocument(_ schema: RecentSchema) {
+    /// Records that `count` documents were answered by `schema` (hits; the entry counts as just used).
+    func noteRepeatedDocuments(_ schema: RecentSchema, count: Int) {
         let hash = schema.hash
         state.withLock { state in
             state.clock &+= 1
-            state.hits += 1
-            state.repeatedDocumentHits += 1
+            state.hits += count
+            state.repeatedDocumentHits += count
             if var bucket = state.entries[hash], let slot = bucket.firstIndex(where: { $0.key == schema.key }) {
                 bucket[slot].lastUse = state.clock
                 state.entries[hash] = bucket

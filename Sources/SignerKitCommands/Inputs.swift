@@ -134,12 +134,14 @@ enum TypedDataInput {
         do { return try TypedData(jsonText: text) } catch { throw .invalidInput(error.description) }
     }
 
-    /// The hashes of one line of `--jsonl` input: the bytes straight to ``TypedData/hashes(jsonUTF8:)``
-    /// (which checks UTF-8 itself, and parses only the message of a document whose schema it has compiled
-    /// before); when that fails, the line goes the way of a document (byte-order mark dropped, UTF-8
-    /// checked, parsed, hashed), so errors read the same.
-    static func hashes(line: [UInt8], number: Int) throws(CommandFailure) -> TypedDataHashes {
-        if let hashes = try? TypedData.hashes(jsonUTF8: line) { return hashes }
+    /// The hashes of one line of `--jsonl` input: the bytes straight to the worker's `hasher` (which
+    /// answers as ``TypedData/hashes(jsonUTF8:)`` does: it checks UTF-8 itself, and parses only the message
+    /// of a document whose schema it has compiled before); when that fails, the line goes the way of a
+    /// document (byte-order mark dropped, UTF-8 checked, parsed, hashed), so errors read the same.
+    static func hashes(line: [UInt8], number: Int, hasher: RepeatedDocumentHasher) throws(CommandFailure)
+        -> TypedDataHashes
+    {
+        if let hashes = try? hasher.hashes(jsonUTF8: line) { return hashes }
         return try hashes(parse(InputSource.text(line, label: "line \(number)")))
     }
 

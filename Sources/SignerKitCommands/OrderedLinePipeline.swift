@@ -20,16 +20,20 @@ struct LineOutcome: Sendable {
 /// Runs a per-line transformation over a stream of lines on several workers and writes the results
 /// strictly in input order, as soon as each one and every earlier one are done.
 ///
-/// Lines are handed out in chunks (up to 256 lines or 1 MiB, and earlier when the next read would wait
+/// Lines are handed out in chunks (up to 1024 lines or 1 MiB, and earlier when the next read would wait
 /// for input), at most `workers` chunks are worked on at once, and reading never runs more than
 /// `2 × workers` chunks ahead of writing: memory stays bounded however long the input is, and the
 /// first results appear before the last line is read. With one worker, lines are transformed on the
 /// calling task, one after another.
+///
+/// Each chunk's lines share one `Context` made for that chunk (with one worker, one for all lines): state a
+/// transformation keeps at hand between lines, such as a parser's last schema, without sharing it across
+/// workers.
 struct OrderedLinePipeline {
     /// How many chunks are transformed at once.
     let workers: Int
     /// The most lines in one chunk.
-    var chunkLines = 256
+    var chunkLines = 1024
     /// The most line bytes in one chunk.
     var chunkBytes = 1 << 20
 
@@ -38,11 +42,14 @@ struct OrderedLinePipeline {
     ///
     /// - Returns: whether any line failed.
     /// - Throws: the reader's failure, after every line read before it has been written.
-    func run(
-        _ reader: LineReader, transform: @escaping @Sendable (NumberedLine) async -> LineOutcome,
+    func run<Context>(
+        _ reader: LineReader, makeContext: @escaping @Sendable () -> Context,
+        transform: @escaping @Sendable (NumberedLine, Context) async -> LineOutcome,
         emit: @escaping @Sendable (String) -> Void
     ) async throws(CommandFailure) -> Bool {
-        if workers <= 1 { return try await runInline(reader, transform: transform, emit: emit) }
+        if workers <= 1 {
+            return try await runInline(reader, context: makeContext(), transform: transform, emit: emit)
+        }
         let writer = OrderedWriter(emit: emit)
         let readError: CommandFailure? = await withDiscardingTaskGroup { group in
             var chunk: [NumberedLine] = []
@@ -59,10 +66,11 @@ struct OrderedLinePipeline {
                 chunk.reserveCapacity(chunkLines)
                 bytesInChunk = 0
                 group.addTask {
+                    let context = makeContext()
                     var text = ""
                     var failed = false
                     for line in lines {
-                        let outcome = await transform(line)
+                        let outcome = await transform(line, context)
                         failed = failed || outcome.failed
                         if let output = outcome.text {
                             text += output
@@ -92,8 +100,8 @@ struct OrderedLinePipeline {
 
     /// One worker: each line transformed on the calling task; output written in pieces of about 64 KiB,
     /// and before any read that would wait.
-    private func runInline(
-        _ reader: LineReader, transform: @Sendable (NumberedLine) async -> LineOutcome,
+    private func runInline<Context>(
+        _ reader: LineReader, context: Context, transform: @Sendable (NumberedLine, Context) async -> LineOutcome,
         emit: @Sendable (String) -> Void
     ) async throws(CommandFailure) -> Bool {
         var anyFailed = false
@@ -102,7 +110,7 @@ struct OrderedLinePipeline {
         defer { if !output.isEmpty { emit(output) } }
         while let bytes = try reader.next() {
             lineNumber += 1
-            let outcome = await transform(NumberedLine(number: lineNumber, bytes: bytes))
+            let outcome = await transform(NumberedLine(number: lineNumber, bytes: bytes), context)
             anyFailed = anyFailed || outcome.failed
             if let text = outcome.text {
                 output += text

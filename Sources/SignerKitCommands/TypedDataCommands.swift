@@ -52,8 +52,8 @@ enum TypedDataCommands {
     static func runHash(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         let json = context.options.has("--json")
         if context.options.has(jsonlFlag.name) {
-            return try await eachLine(context) { (line, number) throws(CommandFailure) in
-                let hashes = try TypedDataInput.hashes(line: line, number: number)
+            return try await eachLine(context) { (line, number, hasher) throws(CommandFailure) in
+                let hashes = try TypedDataInput.hashes(line: line, number: number, hasher: hasher)
                 return json ? jsonText(hashes) : hashes.digest.hex
             }
         }
@@ -68,8 +68,8 @@ enum TypedDataCommands {
         try SigningKeyOptions.checkPresent(context.options)
         if context.options.has(jsonlFlag.name) {
             let signer = try await loadSigningKey(context.options, io: context.io)
-            return try await eachLine(context) { (line, number) throws(CommandFailure) in
-                let hashes = try TypedDataInput.hashes(line: line, number: number)
+            return try await eachLine(context) { (line, number, hasher) throws(CommandFailure) in
+                let hashes = try TypedDataInput.hashes(line: line, number: number, hasher: hasher)
                 return try await SignerKitCommands.sign(hashes.digest, with: signer).hex
             }
         }
@@ -81,19 +81,21 @@ enum TypedDataCommands {
         return .success
     }
 
-    /// Runs `answer` on each non-blank input line (its bytes and its number; `--threads` at once)
-    /// and prints the answers in input order; a failing line prints `error: …` and makes the status 1.
+    /// Runs `answer` on each non-blank input line (its bytes, its number and the hasher of the worker it
+    /// is on; `--threads` at once) and prints the answers in input order; a failing line prints `error: …`
+    /// and makes the status 1.
     static func eachLine(
         _ context: CommandContext,
-        answer: @escaping @Sendable ([UInt8], Int) async throws(CommandFailure) -> String
+        answer: @escaping @Sendable ([UInt8], Int, RepeatedDocumentHasher) async throws(CommandFailure) -> String
     ) async throws(CommandFailure) -> ExitCode {
         let pipeline = OrderedLinePipeline(workers: try ThreadsOption.count(context.options))
         let source = InputSource(positional: context.options.positional(0))
         let io = context.io
-        let anyFailed = try await pipeline.run(source.lines(io: io)) { line in
+        let anyFailed = try await pipeline.run(source.lines(io: io), makeContext: { RepeatedDocumentHasher() }) {
+            line, hasher in
             if LineReader.isBlank(line.bytes) { return LineOutcome(text: nil, failed: false) }
             do throws(CommandFailure) {
-                return LineOutcome(text: try await answer(line.bytes, line.number), failed: false)
+                return LineOutcome(text: try await answer(line.bytes, line.number, hasher), failed: false)
             } catch {
                 return LineOutcome(text: "error: \(TextSafety.singleLine(error.message))", failed: true)
             }

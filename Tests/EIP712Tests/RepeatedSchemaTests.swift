@@ -117,4 +117,44 @@ struct RepeatedSchemaTests {
             #expect(Self.sameAnswer(Self.viaBytes(bytes), Self.fullParse(bytes)), "round \(round)")
         }
     }
+
+    @Test(
+        "a worker's hasher: runs of one schema (past its private copy), alternating schemas and broken lines answer as the full parse"
+    )
+    func workerHasher() throws {
+        let documents =
+            [try Vectors.roninOrder()]
+            + (try Vectors.rows("eip712.jsonl").prefix(6).compactMap { $0["typedData"]?.serialized })
+        let originals = documents.map { Array($0.utf8) }
+        var generator = SplitMix64(seed: 0x4A5E_2026)
+        var stream: [[UInt8]] = []
+        for round in 0..<600 {
+            // Runs of 1 to 80 copies of one document, a mutant now and then, schemas taken in turn.
+            let bytes = originals[round % originals.count]
+            for _ in 0..<Int.random(in: 1...80, using: &generator) { stream.append(bytes) }
+            if round % 5 == 0 {
+                var mutant = bytes
+                mutant[Int.random(in: 0..<mutant.count, using: &generator)] = 0x22
+                stream.append(mutant)
+            }
+        }
+        let hitsBefore = EIP712SchemaCache.shared.repeatedDocumentHits
+        var answeredByPrivateCopy = 0
+        do {
+            let hasher = RepeatedDocumentHasher()
+            for (index, bytes) in stream.enumerated() {
+                if hasher.holdsPrivateCopy { answeredByPrivateCopy += 1 }
+                let viaHasher = Result { () throws(EIP712Error) -> TypedDataHashes in
+                    try hasher.hashes(jsonUTF8: bytes)
+                }
+                #expect(Self.sameAnswer(viaHasher, Self.fullParse(bytes)), "document \(index)")
+            }
+        }
+        // Runs longer than 64 documents went on with the hasher's own compiled copy of their schema.
+        #expect(answeredByPrivateCopy > 0)
+        // The hasher is gone: every document it answered at hand has been reported, which is all but the
+        // first of each run and the mutants (other suites running in parallel only add to the count).
+        let notAtHand = 600 + 600 / 5
+        #expect(EIP712SchemaCache.shared.repeatedDocumentHits - hitsBefore >= stream.count - notAtHand)
+    }
 }
