@@ -15,19 +15,35 @@ package enum UnixSocket {
         var address = try self.address(path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw HTTPServerError(description: "socket: \(SystemError.current)") }
-        // The file is created by bind: a umask of 0177 makes it 0600 from the start, not after a chmod.
-        let previous = umask(0o177)
+        // The file is created by bind. On Linux its mode is the socket's own (set here) less the umask, so it
+        // is 0600 from the start; the process-wide umask is never touched (other threads of the host app
+        // create files meanwhile). Elsewhere it is narrowed right after bind; peers are checked by user id
+        // anyway (``peerUserID(_:)``).
+        #if os(Linux)
+            guard fchmod(descriptor, 0o600) == 0 else {
+                let error = SystemError.current
+                close(descriptor)
+                throw HTTPServerError(description: "fchmod: \(error)")
+            }
+        #endif
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        let bindError = SystemError.current
-        umask(previous)
         guard bound == 0 else {
+            let error = SystemError.current
             close(descriptor)
-            throw HTTPServerError(description: "bind \(path.prefix(200)): \(bindError)")
+            throw HTTPServerError(description: "bind \(path.prefix(200)): \(error)")
         }
+        #if !os(Linux)
+            guard chmod(path, 0o600) == 0 else {
+                let error = SystemError.current
+                close(descriptor)
+                unlink(path)
+                throw HTTPServerError(description: "chmod \(path.prefix(200)): \(error)")
+            }
+        #endif
         guard listen(descriptor, backlog) == 0 else {
             let error = SystemError.current
             close(descriptor)

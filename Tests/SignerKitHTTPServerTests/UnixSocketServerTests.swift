@@ -1,6 +1,7 @@
 import Foundation
 import SignerKitHTTP
 import SignerKitHTTPServer
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -66,5 +67,34 @@ struct UnixSocketServerTests {
             #expect(throws: HTTPServerError.self) { try HTTPServer(unixSocketPath: long) { _ in .text(200, "") } }
             #expect(!UnixSocket.isAccepting(path: taken))
         }
+    }
+
+    /// The process's umask as the kernel reports it (`Umask:` in /proc/self/status), read without setting it.
+    static func currentUmask() -> String? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        return status.split(separator: "\n").first { $0.hasPrefix("Umask:") }.map(String.init)
+    }
+
+    @Test("binding never changes the process's umask (other threads of the app create files meanwhile)")
+    func umaskUntouched() async throws {
+        guard let before = Self.currentUmask() else { return }  // no /proc: nothing to observe
+        let seen = Mutex<Set<String>>([])
+        let done = Atomic<Bool>(false)
+        let watcher = Thread {
+            while !done.load(ordering: .acquiring) {
+                if let mask = Self.currentUmask() { seen.withLock { _ = $0.insert(mask) } }
+            }
+        }
+        watcher.start()
+        try await withDirectory { directory in
+            for index in 0..<150 {
+                let server = try HTTPServer(unixSocketPath: directory + "/s\(index).sock") { _ in .text(200, "") }
+                await server.stop()
+            }
+        }
+        done.store(true, ordering: .releasing)
+        // The watcher reads the file many times per bind; with the umask changed around bind it saw the change.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(seen.withLock { $0 } == [before])
     }
 }

@@ -152,8 +152,11 @@ public final class PostgresServer: Sendable {
     private static func prepare(_ directory: URL, password: String, binaries: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        // Modes set explicitly: the process's umask is not this code's to rely on.
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("socket"), withIntermediateDirectories: true)
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o700], ofItemAtPath: directory.appendingPathComponent("socket").path)
         try writePrivate(password + "\n", to: "password", in: directory)
         for name in ["", "socket", "password"] { try handOver(directory.appendingPathComponent(name).path) }
         try runTool(
