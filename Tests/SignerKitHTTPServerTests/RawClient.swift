@@ -10,27 +10,35 @@ import Foundation
 final class RawClient: @unchecked Sendable {
     private let fd: Int32
 
+    /// Connects to 127.0.0.1:`port`.
+    ///
+    /// The descriptor becomes the client's only once connected: a class whose initializer throws after
+    /// every property is set still runs its `deinit`, so closing it here and there would close the number
+    /// twice, and the second close could hit a descriptor another thread opened meanwhile (a connection of
+    /// a server in a parallel test, which libmicrohttpd then aborts on).
     init(port: UInt16) throws {
         #if canImport(Glibc)
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
-            fd = socket(AF_INET, SOCK_STREAM, 0)
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard connected else {
-            close(fd)
+            close(descriptor)
             throw POSIXError(.ECONNREFUSED)
         }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        fd = descriptor
     }
 
     deinit { close(fd) }
