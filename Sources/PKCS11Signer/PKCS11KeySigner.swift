@@ -18,14 +18,17 @@ import Synchronization
 /// Each signature is one `C_SignInit(CKM_ECDSA)` + `C_Sign` over exactly the 32-byte digest.
 /// The token's raw r‖s is brought to low s (EIP-2), and the recovery id is found by trial
 /// recovery against the public key read from the token when the signer was created
-/// (``ECDSA/recoverableSignature(prehash:r:s:expected:)``: id 0, then id 1 only if needed):
-/// a recovery id is only returned when ecrecover of the final signature yields that cached key,
-/// so a signature from any other key (or a corrupted one) is rejected instead of returned.
+/// (``ECDSA/recovers(_:prehash:r:s:recoveryId:)``): a recovery id is only returned when ecrecover
+/// of the final signature yields that cached key, so a signature from any other key (or a
+/// corrupted one) is rejected instead of returned. The two trials run side by side: once `C_Sign`
+/// has returned, the session's thread tries id 0 while the caller resumes and tries id 1, so the
+/// caller's wake-up and a trial overlap (when the thread's verdict is not in yet, the caller
+/// tries id 0 itself; it never waits for it).
 ///
 /// Signing is safe from any number of concurrent tasks. Each in-flight signature holds one
 /// session of a pool (``maximumSessions``, default one per processor) from `C_SignInit` to
 /// `C_Sign`; further callers wait for a free session. The two calls always run on the session's
-/// own serial dispatch queue, never on Swift's cooperative threads, however slow the token is.
+/// own thread, never on Swift's cooperative threads, however slow the token is.
 /// A session lost to
 /// `CKR_SESSION_HANDLE_INVALID`, `CKR_SESSION_CLOSED` or `CKR_DEVICE_REMOVED` (or a stale key
 /// handle) is reopened and the key looked up again, once; login is never retried, so if the
@@ -101,8 +104,9 @@ public final class PKCS11KeySigner: PrehashSigner, CustomStringConvertible {
     /// ``sign(prehash:)`` with the typed PKCS#11 error (for example
     /// `C_SignInit: CKR_USER_NOT_LOGGED_IN` or ``PKCS11Error/signatureMismatch(_:)``).
     public func signReportingPKCS11Error(prehash: Digest32) async throws(PKCS11Error) -> RecoverableSignature {
-        let raw = try await rawSignature(prehash: prehash)
-        return try recoverable(raw, prehash: prehash)
+        let verdict = RecoveryIdZeroVerdict()
+        let raw = try await rawSignature(prehash: prehash, verdict: verdict)
+        return try recoverable(raw, prehash: prehash, verdict: verdict)
     }
 
     /// `PKCS11KeySigner(key "…" on token "…", address 0x…)`; never the PIN.
@@ -112,7 +116,7 @@ public final class PKCS11KeySigner: PrehashSigner, CustomStringConvertible {
 
     // MARK: internals
 
-    /// The token's raw r‖s.
+    /// The token's r‖s (s brought to low s once it leaves the session's thread).
     private struct RawSignature: Sendable {
         let r: Bytes32
         let s: Bytes32
@@ -122,22 +126,44 @@ public final class PKCS11KeySigner: PrehashSigner, CustomStringConvertible {
     private typealias RawResult = Result<RawSignature, PKCS11Error>
 
     #if compiler(>=6.2)
-        /// ``signOnSession(prehash:)``; `@concurrent`: never runs on the caller's actor.
+        /// ``signOnSession(prehash:verdict:)``; `@concurrent`: never runs on the caller's actor.
         @concurrent
-        private func rawSignature(prehash: Digest32) async throws(PKCS11Error) -> RawSignature {
-            try await signOnSession(prehash: prehash)
+        private func rawSignature(prehash: Digest32, verdict: RecoveryIdZeroVerdict) async throws(PKCS11Error)
+            -> RawSignature
+        {
+            try await signOnSession(prehash: prehash, verdict: verdict)
         }
     #else
-        /// ``signOnSession(prehash:)`` (nonisolated async: runs on the global executor, never on the caller's actor).
-        private func rawSignature(prehash: Digest32) async throws(PKCS11Error) -> RawSignature {
-            try await signOnSession(prehash: prehash)
+        /// ``signOnSession(prehash:verdict:)`` (nonisolated async: runs on the global executor, never on the
+        /// caller's actor).
+        private func rawSignature(prehash: Digest32, verdict: RecoveryIdZeroVerdict) async throws(PKCS11Error)
+            -> RawSignature
+        {
+            try await signOnSession(prehash: prehash, verdict: verdict)
         }
     #endif
 
-    /// Acquires a session, signs on its queue and gives it back.
-    private func signOnSession(prehash: Digest32) async throws(PKCS11Error) -> RawSignature {
+    /// Acquires a session, signs on its thread and gives it back, with s brought to low s; the
+    /// thread then works out `verdict` (recovery id 0) while the caller resumes.
+    private func signOnSession(prehash: Digest32, verdict: RecoveryIdZeroVerdict) async throws(PKCS11Error)
+        -> RawSignature
+    {
         let session = try await pool.acquire()
-        let result = await pool.onQueue(session) { [self] in signWithRecovery(session: session, digest: prehash) }
+        let expected = publicKey
+        let result = await pool.onQueue(session) { [self] in
+            let result = signWithRecovery(session: session, digest: prehash).map { raw in
+                RawSignature(r: raw.r, s: ECDSA.normalize(r: raw.r, s: raw.s).s)
+            }
+            if case .success(let signature) = result {
+                // Queued before the caller resumes, so it runs right after this job, before any
+                // later holder's; it captures values only (never the signer, see `onQueue`).
+                session.worker.submit {
+                    verdict.settle(
+                        ECDSA.recovers(expected, prehash: prehash, r: signature.r, s: signature.s, recoveryId: 0))
+                }
+            }
+            return result
+        }
         pool.checkIn(session)
         return try result.get()
     }
@@ -155,7 +181,7 @@ public final class PKCS11KeySigner: PrehashSigner, CustomStringConvertible {
     }
 
     /// Raw r‖s from the token, reopening the session and refreshing the key handle once after a
-    /// recoverable failure. Runs on the session's queue.
+    /// recoverable failure. Runs on the session's thread.
     private func signWithRecovery(session: PooledSession, digest: Digest32) -> RawResult {
         let first = rawSign(session: session, key: currentKeyHandle, digest: digest)
         guard Self.needsRetry(first) else { return first }
@@ -163,7 +189,7 @@ public final class PKCS11KeySigner: PrehashSigner, CustomStringConvertible {
     }
 
     /// After the recoverable failure `first`: drops the session, opens a new one, looks the key up
-    /// again and signs once more. Runs on the session's queue.
+    /// again and signs once more. Runs on the session's thread.
     private func retry(after first: RawResult, session: PooledSession, digest: Digest32) -> RawResult {
         guard case .failure(let error) = first, let code = error.returnCode else { return first }
         abandon(session, after: code)
@@ -199,7 +225,7 @@ public final class PKCS11KeySigner: PrehashSigner, CustomStringConvertible {
         pool.loseIdleSessionsForTesting()
     }
 
-    /// `C_SignInit(CKM_ECDSA)` + `C_Sign` over the 32 digest bytes. Runs on the session's queue.
+    /// `C_SignInit(CKM_ECDSA)` + `C_Sign` over the 32 digest bytes. Runs on the session's thread.
     private func rawSign(session: PooledSession, key: CK_OBJECT_HANDLE, digest: Digest32) -> RawResult {
         let functions = token.module.functions
         var mechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(CKM_ECDSA), pParameter: nil, ulParameterLen: 0)
@@ -235,12 +261,44 @@ public final class PKCS11KeySigner: PrehashSigner, CustomStringConvertible {
         return .success(RawSignature(r: r, s: s))
     }
 
-    /// Low-s normalisation and the recovery id against the cached public key.
-    private func recoverable(_ raw: RawSignature, prehash: Digest32) throws(PKCS11Error) -> RecoverableSignature {
+    /// The recovery id against the cached public key: the session thread's verdict on id 0 if it
+    /// is in, else a trial of id 1, then id 0 (the verdict, or a trial of its own).
+    private func recoverable(_ raw: RawSignature, prehash: Digest32, verdict: RecoveryIdZeroVerdict)
+        throws(PKCS11Error) -> RecoverableSignature
+    {
+        let id: UInt8
+        if verdict.value == true {
+            id = 0
+        } else if ECDSA.recovers(publicKey, prehash: prehash, r: raw.r, s: raw.s, recoveryId: 1) {
+            id = 1
+        } else if verdict.value ?? ECDSA.recovers(publicKey, prehash: prehash, r: raw.r, s: raw.s, recoveryId: 0) {
+            id = 0
+        } else {
+            throw .signatureMismatch("the token's signature does not recover to \(address.checksummed)")
+        }
         do {
-            return try ECDSA.recoverableSignature(prehash: prehash, r: raw.r, s: raw.s, expected: publicKey)
+            return try RecoverableSignature(r: raw.r, s: raw.s, recoveryId: id)
         } catch {
-            throw .signatureMismatch("the token's signature does not recover to \(address.checksummed) (\(error))")
+            throw .signatureMismatch("the token's signature is not a valid signature (\(error))")
         }
     }
+}
+
+/// Whether recovery id 0 recovers the signer's key, as the session's thread found after `C_Sign`;
+/// nil until it has.
+private final class RecoveryIdZeroVerdict: Sendable {
+    /// 0: not yet known; 1: id 0 matches; 2: it does not.
+    private let state = Atomic<UInt8>(0)
+
+    /// The verdict, once settled.
+    var value: Bool? {
+        switch state.load(ordering: .acquiring) {
+        case 1: true
+        case 2: false
+        default: nil
+        }
+    }
+
+    /// Publishes the verdict.
+    func settle(_ matches: Bool) { state.store(matches ? 1 : 2, ordering: .releasing) }
 }

@@ -9,8 +9,8 @@ import Synchronization
 /// ``checkIn(_:)``; when all `capacity` sessions are busy, callers wait (suspended, without
 /// blocking a thread) in first-come order. Sessions are opened lazily, up to `capacity`.
 ///
-/// A holder's Cryptoki calls run on the session's own serial dispatch queue
-/// (``onQueue(_:_:)``), so a slow token never blocks a thread of Swift's cooperative pool.
+/// A holder's Cryptoki calls run on the session's own thread (``onQueue(_:_:)``, a
+/// ``SessionWorker``), so a slow token never blocks a thread of Swift's cooperative pool.
 final class SessionPool: Sendable {
     /// Return codes after which a session is gone and is reopened once.
     static let lostSessionCodes: Set<PKCS11ReturnCode> = [.sessionHandleInvalid, .sessionClosed, .deviceRemoved]
@@ -153,17 +153,17 @@ final class SessionPool: Sendable {
 
     // MARK: where the blocking calls run
 
-    /// Runs `body` on the session's serial dispatch queue and returns its result; the caller is
-    /// suspended meanwhile, no thread of Swift's cooperative pool is blocked.
+    /// Runs `body` on the session's thread and returns its result; the caller is suspended
+    /// meanwhile, no thread of Swift's cooperative pool is blocked.
     ///
-    /// `body`, and everything it captured, is released on the queue *before* the caller resumes.
-    /// Otherwise the queue could drop a signer's last reference after its caller has moved on, and
-    /// the signer's deinit (which closes sessions) would run on the queue, racing whatever the
+    /// `body`, and everything it captured, is released on the session's thread *before* the caller resumes.
+    /// Otherwise the thread could drop a signer's last reference after its caller has moved on, and
+    /// the signer's deinit (which closes sessions) would run on that thread, racing whatever the
     /// caller does next, such as exiting the process while the module tears itself down.
     func onQueue<T: Sendable>(_ session: PooledSession, _ body: @escaping @Sendable () -> T) async -> T {
         let work = QueuedWork(body)
         return await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-            session.queue.async {
+            session.worker.submit {
                 let result = work.run()
                 continuation.resume(returning: result)
             }
@@ -171,28 +171,30 @@ final class SessionPool: Sendable {
     }
 }
 
-/// One pooled session and the serial queue its blocking calls run on.
+/// One pooled session and the thread its blocking calls run on.
 ///
 /// `@unchecked Sendable`: `handle` is mutable, but only the session's current holder touches it.
 /// The pool gives a session to one holder at a time (hand-overs are ordered by the pool's
-/// mutex and continuation resumption), and the holder reads or writes `handle` inside blocks on
-/// `queue`, which is serial, or on its own thread between them: it awaits each block before
+/// mutex and continuation resumption), and the holder reads or writes `handle` inside jobs on
+/// `worker`, which runs one at a time, or on its own thread between them: it awaits each job before
 /// touching the session again.
 final class PooledSession: @unchecked Sendable {
     /// The Cryptoki session; `CK_INVALID_HANDLE` once it is lost.
     var handle: CK_SESSION_HANDLE
 
     /// Where this session's Cryptoki calls run.
-    let queue = DispatchQueue(label: "SignerKit.PKCS11Signer.session")
+    let worker = SessionWorker()
 
     init(handle: CK_SESSION_HANDLE) {
         self.handle = handle
     }
+
+    deinit { worker.stop() }
 }
 
-/// A closure run once on a session queue and released as soon as it has run.
+/// A closure run once on a session's thread and released as soon as it has run.
 private final class QueuedWork<T>: @unchecked Sendable {
-    // @unchecked Sendable: `body` is read and cleared once, by the one queue block that runs it.
+    // @unchecked Sendable: `body` is read and cleared once, by the one job that runs it.
     private var body: (@Sendable () -> T)?
 
     init(_ body: @escaping @Sendable () -> T) { self.body = body }

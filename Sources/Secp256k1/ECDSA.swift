@@ -102,6 +102,18 @@ public enum ECDSA {
         throw .noMatchingRecoveryId
     }
 
+    /// Whether ecrecover of r‖s with `recoveryId` over `prehash` yields `expected`: one trial of
+    /// ``recoverableSignature(prehash:r:s:expected:)``, for callers that run the two trials
+    /// apart. s is used as given (normalise first for the low-s form); r or s outside 1..<n never
+    /// matches.
+    public static func recovers(_ expected: PublicKey, prehash: Digest32, r: Bytes32, s: Bytes32, recoveryId: UInt8)
+        -> Bool
+    {
+        guard recoveryId <= 1, isScalarInRange(r), isScalarInRange(s) else { return false }
+        let (x, y) = expected.coordinates
+        return recovers(prehash: prehash, r: r, s: s, id: recoveryId, x: x, y: y)
+    }
+
     /// Whether ecrecover of (r, s, id) over `prehash` is the point (x, y); r and s in 1..<n. Compares
     /// coordinates only (no `PublicKey`, no address hash).
     static func recovers(prehash: Digest32, r: Bytes32, s: Bytes32, id: UInt8, x: Bytes32, y: Bytes32) -> Bool {

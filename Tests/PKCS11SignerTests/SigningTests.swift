@@ -50,7 +50,9 @@ extension TokenTests {
                 recoveryIds.insert(signature.recoveryId)
                 #expect(signature.vForMessages == 27 || signature.vForMessages == 28)
             }
-            #expect(recoveryIds.isSubset(of: [0, 1]))
+            // Both recovery ids occur (all 24 alike has odds of 2^-23): the session thread's verdict
+            // on id 0 and the caller's trial of id 1 both give signatures that check out.
+            #expect(recoveryIds == [0, 1])
 
             // The same key in software gives a signature for the same address.
             let software = key.sign(prehash: digest("cross-check"))

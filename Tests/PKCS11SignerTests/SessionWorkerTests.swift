@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PKCS11Signer
+
+@Suite("A PKCS#11 session's thread")
+struct SessionWorkerTests {
+    /// Runs `job` on `worker` and returns its result.
+    func run<T: Sendable>(on worker: SessionWorker, _ job: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in worker.submit { continuation.resume(returning: job()) } }
+    }
+
+    @Test("jobs run one at a time, in the order they were queued, on one thread that is not the caller's")
+    func orderAndThread() async {
+        let worker = SessionWorker()
+        defer { worker.stop() }
+        let seen = Mutex<[Int]>([])
+        let threads = Mutex<Set<UInt>>([])
+        let running = Atomic<Int>(0)
+        let overlapped = Atomic<Bool>(false)
+        for index in 0..<200 {
+            worker.submit {
+                if running.add(1, ordering: .sequentiallyConsistent).newValue > 1 {
+                    overlapped.store(true, ordering: .relaxed)
+                }
+                threads.withLock { _ = $0.insert(UInt(pthread_self())) }
+                seen.withLock { $0.append(index) }
+                running.subtract(1, ordering: .sequentiallyConsistent)
+            }
+        }
+        let last = await run(on: worker) { seen.withLock { $0.count } }
+        #expect(last == 200)
+        #expect(seen.withLock { $0 } == Array(0..<200))
+        #expect(threads.withLock { $0.count } == 1)
+        #expect(!threads.withLock { $0.contains(UInt(pthread_self())) })
+        let didOverlap = overlapped.load(ordering: .relaxed)
+        #expect(!didOverlap)
+    }
+
+    @Test("a parked thread wakes for the next job")
+    func wakesAfterParking() async throws {
+        let worker = SessionWorker()
+        defer { worker.stop() }
+        for round in 0..<5 {
+            // Well past the polling time, so the thread has parked.
+            try await Task.sleep(for: SessionWorker.spinBeforePark * 20)
+            #expect(await run(on: worker) { round * 2 } == round * 2)
+        }
+    }
+
+    @Test("stop runs the jobs already queued, then the thread ends and releases the worker")
+    func stopDrainsAndEnds() async throws {
+        let ran = Atomic<Int>(0)
+        weak var released: SessionWorker?
+        do {
+            let worker = SessionWorker()
+            released = worker
+            for _ in 0..<10 {
+                worker.submit {
+                    usleep(1000)
+                    ran.add(1, ordering: .relaxed)
+                }
+            }
+            worker.stop()
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while released != nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(released == nil, "the worker's thread did not end")
+        let jobsRun = ran.load(ordering: .relaxed)
+        #expect(jobsRun == 10)
+    }
+}
