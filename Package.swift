@@ -125,8 +125,8 @@ let package = Package(
         .target(
             name: "RedirectSigner",
             dependencies: [
-                "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKitSupport",
-                "SignerKitHTTPServer", "SignerKitHTTP", "CGcrypt",
+                "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "SignerKitSupport", "SignerKitHTTPServer",
+                "SignerKitHTTP", "CGcrypt",
             ],
             swiftSettings: strictSwift
         ),
@@ -138,8 +138,7 @@ let package = Package(
         .target(
             name: "WalletConnectPay",
             dependencies: [
-                "SignerKit", "SignerKitHTTP", "EIP712", "Secp256k1", "EthereumPrimitives", "SignerKitSupport",
-                "SignerKitHTTPServer",
+                "SignerKit", "SignerKitHTTP", "EthereumPrimitives", "SignerKitSupport",
             ],
             swiftSettings: strictSwift
         ),
@@ -156,7 +155,7 @@ let package = Package(
         .target(
             name: "RedirectSignerTesting",
             dependencies: [
-                "RedirectSigner", "SignerKit", "SignerKitHTTPServer", "EthereumPrimitives", "Secp256k1", "EIP712",
+                "RedirectSigner", "SignerKit", "SignerKitHTTPServer", "EthereumPrimitives", "EIP712",
                 "EthereumTransactions",
             ],
             swiftSettings: strictSwift

@@ -17,6 +17,7 @@ swift format lint --strict --configuration .swift-format --recursive Package.swi
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tee .build/test-build.log
 "$root/scripts/compile-fail-check.sh" --skip-build
 "$root/scripts/doc-blocks-check.sh" --skip-build
+"$root/scripts/architecture-check.sh"  # docs/ARCHITECTURE.md's dependency table = Package.swift
 "$root/scripts/consumer-check.sh"  # SignerKit by version, as a new user adds it (incremental after the first run)
 # A hung test must fail the run, not stall CI: 25 minutes is ten times what the suite needs.
 timeout --signal=KILL 1500 swift test --skip-build

@@ -1,5 +1,6 @@
 import CGcrypt
 import Secp256k1
+import SignerKitSupport
 
 /// The libgcrypt primitives behind BIP-39 and BIP-32: SHA-256 (the mnemonic checksum),
 /// HMAC-SHA512 (key derivation) and PBKDF2-HMAC-SHA512 (the seed). Secret outputs are
@@ -11,7 +12,7 @@ enum HDCrypto {
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
             gcry_md_hash_buffer(Int32(GCRY_MD_SHA256.rawValue), digest.baseAddress, data.baseAddress, data.count)
             let first = digest[0]
-            KeystoreCrypto.wipe(UnsafeMutableRawBufferPointer(digest))
+            MemoryWiping.wipe(UnsafeMutableRawBufferPointer(digest))
             return first
         }
     }

@@ -177,16 +177,4 @@ enum KeystoreCrypto {
         }
         return String(decoding: out, as: UTF8.self)
     }
-
-    // MARK: wiping
-
-    /// Zeroes `buffer` in a way the optimiser may not remove.
-    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        #if canImport(Darwin)
-            _ = memset_s(base, buffer.count, 0, buffer.count)
-        #else
-            explicit_bzero(base, buffer.count)
-        #endif
-    }
 }

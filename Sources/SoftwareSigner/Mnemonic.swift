@@ -1,5 +1,6 @@
 import Foundation
 import Secp256k1
+import SignerKitSupport
 
 /// A BIP-39 mnemonic (English wordlist) with a valid checksum, held as word indices in secure
 /// memory (``SecureBytes``, wiped on release).
@@ -245,7 +246,7 @@ public final class Mnemonic: Sendable {
         }
         guard let text = String(bytes: passphrase, encoding: .utf8) else { throw .passphraseNotUTF8 }
         var normalized = Array(text.decomposedStringWithCompatibilityMapping.utf8)
-        defer { normalized.withUnsafeMutableBytes { KeystoreCrypto.wipe($0) } }
+        defer { normalized.withUnsafeMutableBytes { MemoryWiping.wipe($0) } }
         return SecureBytes(count: prefix.count + normalized.count) { (out: UnsafeMutableRawBufferPointer) in
             prefix.withUnsafeBytes { out.copyMemory(from: $0) }
             normalized.withUnsafeBytes {
