@@ -210,10 +210,9 @@ let package = Package(
             name: "SignerKitBenchmarks",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "CSecp256k1", "EIP712", "KeccakReference", "SignerKit",
-                "SoftwareSigner", "PKCS11Signer", "SignerKitCommands", "KeccakComplemented",
+                "SoftwareSigner", "PKCS11Signer", "SignerKitCommands", "KeccakComplemented", "SignerKitTestSupport",
             ],
             path: "Benchmarks/SignerKitBenchmarks",
-            resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
         .plugin(

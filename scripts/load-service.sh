@@ -148,7 +148,7 @@ if [[ $parts == *b* ]]; then
     timeout 1200 python3 "$here/mixed_load.py" load --url "$url" --token "$token" --address "$address" \
         --pid "$server_pid" --requests "${LOAD_REQUESTS:-20000}" --clients "$clients" --max-batch "$max_batch" \
         --warmup "${LOAD_WARMUP:-2000}" --rss-margin-percent "${LOAD_RSS_PERCENT:-10}" \
-        --rss-margin-mib "${LOAD_RSS_MIB:-4}" --typed-data "$root/Benchmarks/SignerKitBenchmarks/Fixtures/ronin_order.json" \
+        --rss-margin-mib "${LOAD_RSS_MIB:-4}" --typed-data "$root/Tests/SignerKitTestSupport/Vectors/ronin_order.json" \
         --signerkit "$bin/signerkit" --work "$work" --expect "$work/b-expect.json" --samples "$work/b-rss.txt" ||
         failed+=("(b) load checks")
     stop b

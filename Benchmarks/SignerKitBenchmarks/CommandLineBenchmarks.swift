@@ -89,7 +89,7 @@ private final class RoninLinesFile: @unchecked Sendable {
         defer { lock.unlock() }
         if let written { return written }
         guard let text = BenchmarkFixtures.roninOrderText else {
-            fatalError("cli benchmarks: Fixtures/ronin_order.json is missing from the bundle")
+            fatalError("cli benchmarks: the ronin_order.json vector is missing")
         }
         let line = text.replacingOccurrences(of: "\n", with: "")
         let path = Self.location

@@ -172,7 +172,7 @@ private func dispatch(_ actions: [WalletRpcAction], with dispatcher: RpcDispatch
 /// The Ronin Order typed data, as the file's text.
 private func loadRoninOrderFixture() -> String {
     guard let text = BenchmarkFixtures.roninOrderText else {
-        fatalError("dispatcher benchmarks: Fixtures/ronin_order.json is missing from the bundle")
+        fatalError("dispatcher benchmarks: the ronin_order.json vector is missing")
     }
     return text
 }

@@ -226,7 +226,7 @@ enum PKCS11Bench {
         _ = try token.importPrivateKey(try PrivateKey(hex: BenchmarkFixtures.keyHex), label: keyLabel)
 
         guard let text = BenchmarkFixtures.roninOrderText else {
-            throw SetupError("Fixtures/ronin_order.json is missing")
+            throw SetupError("the ronin_order.json vector is missing")
         }
         let typedData = try TypedData(jsonText: text)
         let digest = try typedData.digest()

@@ -16,9 +16,8 @@
 //      Cases compared against the C reference permutation (Keccak-based work) also get a "perm-eq" column:
 //      their median in units of the reference's median.
 //   4. Correctness checks that must pass before anything is timed are `SelfCheck`s: `allSelfChecks.append(…)`.
-//   Fixtures: put files in Benchmarks/SignerKitBenchmarks/Fixtures/ and load them with
-//   `Bundle.module.url(forResource:withExtension:subdirectory: "Fixtures")` when building the cases
-//   (never inside `run`).
+//   Fixtures: the tests' one copy of each (SignerKitTestSupport's `Vectors` and `TestKeys`, through
+//   BenchmarkFixtures), loaded when building the cases (never inside `run`).
 
 #if canImport(Glibc)
     import Glibc

@@ -23,6 +23,6 @@ bash scripts/evm-node/install.sh
 venv="${SIGNERKIT_EVM_VENV:-$root/.build/evm-venv}"
 file="$(mktemp "${TMPDIR:-/tmp}/signerkit-ronin-XXXXXX.jsonl")"
 trap 'rm -f "$file"' EXIT
-line="$(tr -d '\n' <"$root/Benchmarks/SignerKitBenchmarks/Fixtures/ronin_order.json")"
+line="$(tr -d '\n' <"$root/Tests/SignerKitTestSupport/Vectors/ronin_order.json")"
 for ((i = 0; i < lines; i++)); do printf '%s\n' "$line"; done >"$file"
 "$venv/bin/python" "$here/compare.py" "$file" "$(swift build -c release --show-bin-path)/signerkit" --rounds "$rounds"
