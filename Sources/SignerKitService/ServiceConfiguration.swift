@@ -261,8 +261,12 @@ public struct ServiceTLSFiles: Sendable, Equatable {
 public struct ServiceLimits: Sendable, Equatable {
     /// Largest request body (`maxBodyBytes`, default 1 MiB).
     public var maxBodyBytes: Int = 1 << 20
-    /// Connections served at once (`maxConcurrentRequests`, default 64).
+    /// JSON-RPC requests answered at once (`maxConcurrentRequests`, default 64); one more gets HTTP 503
+    /// with `Retry-After` before any JSON-RPC processing.
     public var maxConcurrentRequests: Int = 64
+    /// Connections open at once, idle keep-alive ones included (`maxConnections`, default 256); more wait
+    /// unaccepted until one closes (an idle one closes after 10 s).
+    public var maxConnections: Int = 256
     /// Longest a request may take, upstream calls included (`requestTimeoutMs`, default 30,000).
     public var requestTimeout: Duration = .seconds(30)
     /// Most calls in one JSON-RPC batch (`maxBatchSize`, default 100).
@@ -274,12 +278,16 @@ public struct ServiceLimits: Sendable, Equatable {
     init(json: JSONValue, reader: ConfigurationReader) throws(ServiceConfigurationError) {
         let object = try reader.object(json, "limits")
         try reader.onlyMembers(
-            object, ["maxBodyBytes", "maxConcurrentRequests", "requestTimeoutMs", "maxBatchSize"], "limits")
+            object, ["maxBodyBytes", "maxConcurrentRequests", "maxConnections", "requestTimeoutMs", "maxBatchSize"],
+            "limits")
         if let value = object["maxBodyBytes"] {
             maxBodyBytes = try reader.integer(value, "limits.maxBodyBytes", in: 256...(64 << 20))
         }
         if let value = object["maxConcurrentRequests"] {
             maxConcurrentRequests = try reader.integer(value, "limits.maxConcurrentRequests", in: 1...4096)
+        }
+        if let value = object["maxConnections"] {
+            maxConnections = try reader.integer(value, "limits.maxConnections", in: 1...10_000)
         }
         if let value = object["requestTimeoutMs"] {
             requestTimeout = .milliseconds(try reader.integer(value, "limits.requestTimeoutMs", in: 1...600_000))

@@ -16,12 +16,15 @@ package struct ServiceHTTPHandler: Sendable {
     package let metrics: ServiceMetrics
     /// Where structured log lines go (stderr in `signerkit serve`).
     package let log: @Sendable (String) -> Void
+    /// The JSON-RPC requests running now, at most `limits.maxConcurrentRequests`.
+    let gate: RequestGate
 
     /// A handler for `service`.
     package init(service: SignerService, auditLog: (any AuditTrail)?, log: @escaping @Sendable (String) -> Void) {
         self.service = service
         self.auditLog = auditLog
         self.log = log
+        gate = RequestGate(limit: service.configuration.limits.maxConcurrentRequests)
         metrics = ServiceMetrics(
             knownMethods: Set(SignerService.signingMethods.keys).union([
                 "eth_accounts", "eth_chainId", "eth_sign", "signerkit_signActions", "signerkit_preview",
@@ -31,7 +34,7 @@ package struct ServiceHTTPHandler: Sendable {
     /// The server limits of the service's configuration.
     package var limits: HTTPServerLimits {
         HTTPServerLimits(
-            maxConnections: UInt32(service.configuration.limits.maxConcurrentRequests),
+            maxConnections: UInt32(service.configuration.limits.maxConnections),
             maxBodyBytes: service.configuration.limits.maxBodyBytes)
     }
 
@@ -63,6 +66,15 @@ package struct ServiceHTTPHandler: Sendable {
                 status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Content-Type", "application/json")],
                 body: Array(#"{"error":"unauthorized"}"#.utf8))
         }
+        guard gate.tryEnter() else {
+            metrics.recordOverloaded()
+            var response = refuse(
+                503, "\(gate.limit) requests are running (limits.maxConcurrentRequests): retry later",
+                client: client, exchange: exchange)
+            response.headers.append(("Retry-After", "1"))
+            return response
+        }
+        defer { gate.leave() }
         let key: String?
         switch IdempotencyHeader.read(request) {
         case .success(let found): key = found

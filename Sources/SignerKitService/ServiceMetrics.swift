@@ -15,6 +15,7 @@ public final class ServiceMetrics: Sendable {
         var policyRefusals = 0
         var upstreamErrors = 0
         var unauthorized = 0
+        var overloaded = 0
     }
 
     private let state = Mutex(State())
@@ -46,6 +47,9 @@ public final class ServiceMetrics: Sendable {
 
     /// Counts a request refused for its token.
     public func recordUnauthorized() { state.withLock { $0.unauthorized += 1 } }
+
+    /// Counts a request refused because `limits.maxConcurrentRequests` were already running.
+    public func recordOverloaded() { state.withLock { $0.overloaded += 1 } }
 
     /// The Prometheus text exposition (format 0.0.4).
     public var exposition: String {
@@ -91,6 +95,10 @@ public final class ServiceMetrics: Sendable {
             lines.append("# HELP signerkit_unauthorized_total Requests refused for a missing or unknown token.")
             lines.append("# TYPE signerkit_unauthorized_total counter")
             lines.append("signerkit_unauthorized_total \(state.unauthorized)")
+            lines.append(
+                "# HELP signerkit_overloaded_total Requests refused with 503 while limits.maxConcurrentRequests ran.")
+            lines.append("# TYPE signerkit_overloaded_total counter")
+            lines.append("signerkit_overloaded_total \(state.overloaded)")
             return lines.joined(separator: "\n") + "\n"
         }
     }

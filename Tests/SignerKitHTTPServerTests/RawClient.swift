@@ -10,13 +10,13 @@ import Foundation
 final class RawClient: @unchecked Sendable {
     private let fd: Int32
 
-    /// Connects to 127.0.0.1:`port`.
+    /// Connects to 127.0.0.1:`port`; a read waits up to `receiveTimeout` for bytes.
     ///
     /// The descriptor becomes the client's only once connected: a class whose initializer throws after
     /// every property is set still runs its `deinit`, so closing it here and there would close the number
     /// twice, and the second close could hit a descriptor another thread opened meanwhile (a connection of
     /// a server in a parallel test, which libmicrohttpd then aborts on).
-    init(port: UInt16) throws {
+    init(port: UInt16, receiveTimeout: Duration = .seconds(10)) throws {
         #if canImport(Glibc)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
@@ -36,7 +36,8 @@ final class RawClient: @unchecked Sendable {
             close(descriptor)
             throw POSIXError(.ECONNREFUSED)
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        let (seconds, attoseconds) = receiveTimeout.components
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         fd = descriptor
     }
