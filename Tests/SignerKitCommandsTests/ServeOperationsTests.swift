@@ -93,7 +93,10 @@ struct ServeOperationsTests {
         try directory.write("service.json", text)
         service.send(signal: SIGHUP)
         let reloaded = try await service.awaitLogLine(withMessagePrefix: "reloaded")
-        #expect(reloaded?["clients"] == .number("1"), "\(String(describing: reloaded))")
+        #expect(
+            reloaded?["clients"] == .number("1"),
+            "\(String(describing: reloaded)); stderr: \((try? String(contentsOfFile: service.stderrPath, encoding: .utf8))?.suffix(2000) ?? "")"
+        )
         #expect(try await ServeTests().post(service, Self.accounts).status == 401, "the old token is gone")
         #expect(try await ServeTests().post(service, Self.accounts, token: newToken).status == 200)
         let refused = try JSONValue(parsing: try await ServeTests().post(service, sign, token: newToken).body)

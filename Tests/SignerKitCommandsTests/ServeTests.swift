@@ -15,6 +15,10 @@ final class ServiceProcess: Sendable {
     let stderrPath: String
 
     /// Starts the service with the configuration at `config` and waits for its `listening` line.
+    ///
+    /// The wait is long (120 s) because a service with an upstream asks the node for its chain id before it
+    /// listens, and a loaded machine running the whole suite (several Python EVM nodes starting at once)
+    /// once took 30 s for that; a ready service is seen within 20 ms.
     static func start(config: String) async throws -> ServiceProcess {
         let binary = try #require(Binary.url)
         let stderrPath = config + ".stderr"
@@ -25,7 +29,7 @@ final class ServiceProcess: Sendable {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice
         try ChildProcess.run(process)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(120))
         while ContinuousClock.now < deadline, process.isRunning {
             let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first, line.hasPrefix("listening "),
@@ -70,9 +74,9 @@ final class ServiceProcess: Sendable {
         }
     }
 
-    /// Waits up to 15 s for a log line whose `msg` starts with `prefix`; returns it.
+    /// Waits up to 60 s (a loaded machine) for a log line whose `msg` starts with `prefix`; returns it.
     func awaitLogLine(withMessagePrefix prefix: String, after count: Int = 0) async throws -> JSONValue? {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(15))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while ContinuousClock.now < deadline {
             let lines = logLines.dropFirst(count)
             if let line = lines.first(where: { $0["msg"]?.stringValue?.hasPrefix(prefix) ?? false }) { return line }
