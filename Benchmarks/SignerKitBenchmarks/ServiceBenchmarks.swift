@@ -1,5 +1,8 @@
 import EthereumPrimitives
+import Secp256k1
 import SignerKit
+import SignerKitHTTPServer
+import SignerKitService
 import SoftwareSigner
 
 /// Names of the service-baseline cases (scripts/load-service.sh reads them from the JSON results).
@@ -10,6 +13,10 @@ enum ServiceCase {
     /// keep-alive HTTP clients send it the same `personal_sign` (one iteration = one call, so
     /// 1e9 / median ns is the in-process calls per second).
     static let personalSignConcurrent = "service baseline: personal_sign, 8 concurrent tasks"
+    /// The service's own work for one `personal_sign` POST, without the network: authentication, JSON-RPC,
+    /// client checks, dispatch, the request log line, metrics (no audit log), one task; against
+    /// ``personalSignOneTask`` its ratio is the service's overhead on top of the dispatcher.
+    static let handlerOneTask = "service handler: personal_sign POST in process, one task"
 }
 
 /// Concurrent callers in ``ServiceCase/personalSignConcurrent`` (the load script's HTTP connections).
@@ -31,6 +38,13 @@ func serviceBenchmarks() -> [Benchmark] {
         chainId: ChainID(eip155: 2021), method: .personalSign,
         params: "[\"0x68656c6c6f20776f726c64\", \"\(key.address.lowercased)\"]")
     let actions = [action]
+    let handler = serviceHandler(key: key)
+    let request = HTTPServerRequest(
+        method: "POST", target: "/",
+        fields: [("content-type", "application/json"), ("authorization", "Bearer \(serviceBenchmarkToken)")],
+        body: Array(
+            (#"{"jsonrpc":"2.0","id":1,"method":"personal_sign","params":["0x68656c6c6f20776f726c64","#
+                + "\"\(key.address.lowercased)\"]}").utf8))
 
     return [
         Benchmark(name: ServiceCase.personalSignOneTask, group: "service") { iterations in
@@ -63,7 +77,42 @@ func serviceBenchmarks() -> [Benchmark] {
             }
             blackHole(accumulator)
         },
+        Benchmark(name: ServiceCase.handlerOneTask, group: "service", baseline: ServiceCase.personalSignOneTask) {
+            iterations in
+            let accumulator = runBlocking { () -> UInt8 in
+                var accumulator: UInt8 = 0
+                for _ in 0..<iterations {
+                    let response = await handler.handle(request)
+                    guard response.status == 200, response.body.count > 140 else {
+                        fatalError("service handler: HTTP \(response.status) \(response.body.count) bytes")
+                    }
+                    accumulator ^= response.body[response.body.count - 4]
+                }
+                return accumulator
+            }
+            blackHole(accumulator)
+        },
     ]
+}
+
+/// The bearer token of the in-process service.
+private let serviceBenchmarkToken = "benchmark-token"
+
+/// The service `signerkit serve` runs for a configuration with `key`, one client and no audit log or store,
+/// its log lines discarded.
+private func serviceHandler(key: SoftwareKeySigner) -> ServiceHTTPHandler {
+    let tokenHash = Hex.encode(SHA256.hash(Array(serviceBenchmarkToken.utf8)), prefix: false)
+    do {
+        let configuration = try ServiceConfiguration(
+            jsonText: """
+                {"listen": "127.0.0.1:0", "keys": [{"keyFile": "unused.hex"}], "chainId": "eip155:2021",
+                 "clients": [{"name": "bench", "tokenSha256": "\(tokenHash)"}]}
+                """, relativeTo: "/")
+        let service = try SignerService(configuration: configuration, signers: [key], upstream: [:])
+        return ServiceHTTPHandler(service: service, auditLog: nil, log: { line in blackHole(line.utf8.count) })
+    } catch {
+        fatalError("service benchmarks: cannot set up the service: \(error)")
+    }
 }
 
 /// One `sign(actions:)` call; a byte of its signature, so the optimizer keeps the work.

@@ -10,13 +10,13 @@ import Synchronization
 
 /// The one HTTP/1.1 server layer, on libmicrohttpd: loopback callback listeners and local test services.
 ///
-/// Threading: one libmicrohttpd polling thread (`MHD_USE_AUTO_INTERNAL_THREAD`, epoll on Linux) owns
-/// every socket. It never waits for Swift: a complete request is handed to a new `Task` running the
-/// async handler (on ``HandlerExecutor``, dispatch threads outside the cooperative pool, so answers do
-/// not depend on the pool being free) and its connection is *suspended* (`MHD_suspend_connection`); when the handler returns,
-/// the task stores the answer and resumes the connection (`MHD_resume_connection`, which only wakes the
-/// polling thread), and the polling thread sends it. So no libmicrohttpd thread blocks on the
-/// cooperative pool and no task blocks on libmicrohttpd.
+/// Threading: libmicrohttpd's listening thread accepts, and every connection gets a thread of its own
+/// (`MHD_USE_THREAD_PER_CONNECTION`, at most ``HTTPServerLimits/maxConnections``). A complete request's
+/// async handler starts as a `Task` on ``HandlerExecutor`` and runs inline on the connection's thread
+/// until it waits on something else; the connection's thread then waits for it (only that connection
+/// waits), and its continuation runs on dispatch threads outside the cooperative pool, so answers never
+/// depend on the pool being free. A request answered without waiting (a signature with a software key)
+/// costs no hand-over between threads, and the kernel spreads the connections' threads over the cores.
 ///
 /// Connections are keep-alive (HTTP/1.1 rules); sockets are close-on-exec (libmicrohttpd opens them with
 /// `SOCK_CLOEXEC`) and never raise `SIGPIPE`. Limits are one ``HTTPServerLimits``.

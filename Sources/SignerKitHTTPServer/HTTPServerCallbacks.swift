@@ -6,7 +6,8 @@ import CMicroHTTPD
     import Darwin
 #endif
 
-// libmicrohttpd's callbacks: they run on its polling thread and never wait.
+// libmicrohttpd's callbacks: they run on the connection's own thread (thread-per-connection), which
+// waits for nothing but its own request's handler.
 
 /// The request line arrived: a context with the raw target.
 let uriLogged: sk_mhd_uri_log = { cls, uri, _ in
@@ -25,7 +26,7 @@ let requestCompleted: MHD_RequestCompletedCallback = { cls, _, contextSlot, _ in
     Unmanaged<HTTPServerCore>.fromOpaque(cls).takeUnretainedValue().requestEnded()
 }
 
-/// Called for the head, for each body chunk, once the body is complete, and again after a resume.
+/// Called for the head, for each body chunk, and once the body is complete (then it answers).
 let accessHandler: MHD_AccessHandlerCallback = {
     cls, connection, _, method, _, uploadData, uploadSize, contextSlot in
     guard let cls, let connection, let contextSlot, let raw = contextSlot.pointee, let uploadSize else {
@@ -34,9 +35,6 @@ let accessHandler: MHD_AccessHandlerCallback = {
     let core = Unmanaged<HTTPServerCore>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<HTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
     let limit = core.limits.maxBodyBytes
-    if let answer = context.response {
-        return answer.dropConnection ? .NO : queue(answer, on: connection)
-    }
     if uploadSize.pointee > 0 {
         let bytes = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
         uploadSize.pointee = 0
@@ -66,9 +64,8 @@ let accessHandler: MHD_AccessHandlerCallback = {
     let request = HTTPServerRequest(
         method: method.map { String(cString: $0) } ?? "", target: context.target, fields: fields.items, body: body,
         peerUserID: descriptor >= 0 ? UnixSocket.peerUserID(descriptor) : nil)
-    MHD_suspend_connection(connection)
-    core.dispatch(request, context: context, connection: connection)
-    return .YES
+    let answer = core.respond(to: request, context: context)
+    return answer.dropConnection ? .NO : queue(answer, on: connection)
 }
 
 private struct HeaderFields {

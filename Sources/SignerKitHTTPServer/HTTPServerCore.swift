@@ -16,14 +16,16 @@ final class HTTPServerCore: Sendable {
     private struct State {
         /// The daemon's address (an `OpaquePointer` is not `Sendable`); 0 once stopped.
         var daemon: UInt = 0
-        /// Requests whose line arrived and that have not completed.
-        var inFlight = 0
-        var tasks: [ObjectIdentifier: Task<Void, Never>] = [:]
         var idleWaiters: [DispatchSemaphore] = []
         var stopped = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
+    /// Requests whose line arrived and that have not completed (every connection's thread counts, so an
+    /// atomic rather than the state's lock).
+    private let inFlight = Atomic<Int>(0)
+    /// The handlers running now, for ``stopBlocking()`` to cancel.
+    private let tasks = RunningTasks()
 
     /// True when the daemon listens on a Unix-domain socket (requests then carry the peer's user id).
     let isUnixSocket: Bool
@@ -34,8 +36,9 @@ final class HTTPServerCore: Sendable {
         self.handler = handler
     }
 
+    /// A listening thread, and a thread of its own for each connection (which runs its requests' handlers).
     private static var flags: UInt32 {
-        UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
+        UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue)
     }
 
     /// The memory pool holds the request line and headers plus the answer's head.
@@ -111,8 +114,7 @@ final class HTTPServerCore: Sendable {
         guard let daemon = OpaquePointer(bitPattern: state.withLock({ $0.daemon })) else { return }
         let listener = MHD_quiesce_daemon(daemon)
         if !waitIdle(for: limits.shutdownGrace) {
-            let tasks = state.withLock { Array($0.tasks.values) }
-            for task in tasks { task.cancel() }
+            tasks.cancelAll()
             // Cancelled handlers return; the connection timeout bounds a client that stopped reading.
             _ = waitIdle(for: .seconds(Int64(limits.connectionTimeoutSeconds) + 5))
         }
@@ -146,10 +148,13 @@ final class HTTPServerCore: Sendable {
 
     private func waitIdle(for duration: Duration) -> Bool {
         let semaphore = DispatchSemaphore(value: 0)
+        // The waiter is listed before the count is read, and `requestEnded` reads the list after the count
+        // reached 0, so one of the two sees the other.
         let idle = state.withLock { state -> Bool in
-            if state.inFlight == 0 { return true }
             state.idleWaiters.append(semaphore)
-            return false
+            guard inFlight.load(ordering: .sequentiallyConsistent) == 0 else { return false }
+            state.idleWaiters.removeLast()
+            return true
         }
         if idle { return true }
         let (seconds, attoseconds) = duration.components
@@ -157,32 +162,36 @@ final class HTTPServerCore: Sendable {
         return semaphore.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, 3.6e12)))) == .success
     }
 
-    func requestStarted() { state.withLock { $0.inFlight += 1 } }
+    func requestStarted() { inFlight.add(1, ordering: .sequentiallyConsistent) }
 
     func requestEnded() {
+        guard inFlight.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
         let waiters = state.withLock { state -> [DispatchSemaphore] in
-            state.inFlight -= 1
-            guard state.inFlight == 0 else { return [] }
             defer { state.idleWaiters = [] }
             return state.idleWaiters
         }
         for waiter in waiters { waiter.signal() }
     }
 
-    /// Runs the handler for a suspended connection and resumes it with the answer.
-    func dispatch(_ request: HTTPServerRequest, context: HTTPRequestContext, connection: OpaquePointer) {
+    /// The handler's answer to `request`, on the connection's own thread: the handler runs right here
+    /// until it waits on another thread (``HandlerExecutor/runInline(_:)``), and this thread then waits
+    /// for it (only this connection waits). The task is kept so ``stopBlocking()`` can cancel it.
+    func respond(to request: HTTPServerRequest, context: HTTPRequestContext) -> HTTPServerResponse {
         let handler = self.handler
-        let connectionAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
         let key = ObjectIdentifier(context)
-        state.withLock { state in
-            state.tasks[key] = Task(executorPreference: HandlerExecutor.shared) {
-                let response = await handler(request)
-                context.finish(response)
-                self.state.withLock { _ = $0.tasks.removeValue(forKey: key) }
-                guard let connection = OpaquePointer(bitPattern: connectionAddress) else { return }
-                MHD_resume_connection(connection)
+        let done = DispatchSemaphore(value: 0)
+        HandlerExecutor.shared.runInline {
+            tasks.insert(key) {
+                Task(executorPreference: HandlerExecutor.shared) { [tasks] in
+                    let response = await handler(request)
+                    context.finish(response)
+                    tasks.remove(key)
+                    done.signal()
+                }
             }
         }
+        done.wait()
+        return context.response ?? HTTPServerResponse(status: 500)
     }
 }
 
@@ -235,4 +244,30 @@ final class HTTPRequestContext: Sendable {
     func finish(_ response: HTTPServerResponse) { state.withLock { $0.response = response } }
 
     var response: HTTPServerResponse? { state.withLock { $0.response } }
+}
+
+/// The handler tasks running now, in shards so that connection threads seldom wait for each other.
+final class RunningTasks: Sendable {
+    private final class Shard: Sendable {
+        let tasks = Mutex<[ObjectIdentifier: Task<Void, Never>]>([:])
+    }
+    private let shards = (0..<16).map { _ in Shard() }
+
+    private func shard(_ key: ObjectIdentifier) -> Shard { shards[key.hashValue & 15] }
+
+    /// Lists the task `start` returns (started under the shard's lock, so it cannot end before it is
+    /// listed).
+    func insert(_ key: ObjectIdentifier, _ start: () -> Task<Void, Never>) {
+        shard(key).tasks.withLock { $0[key] = start() }
+    }
+
+    /// Unlists a task that ended.
+    func remove(_ key: ObjectIdentifier) { _ = shard(key).tasks.withLock { $0.removeValue(forKey: key) } }
+
+    /// Cancels every listed task.
+    func cancelAll() {
+        for shard in shards {
+            for task in shard.tasks.withLock({ Array($0.values) }) { task.cancel() }
+        }
+    }
 }

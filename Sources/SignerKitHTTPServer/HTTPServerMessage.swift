@@ -82,8 +82,8 @@ package struct HTTPServerResponse: Sendable {
 
 /// The one set of limits every server built on this layer uses (defaults fit a loopback service).
 package struct HTTPServerLimits: Sendable, Equatable {
-    /// Connections open at once, idle keep-alive ones included; more wait unaccepted (in the kernel's
-    /// listen backlog) until one closes.
+    /// Connections open at once, idle keep-alive ones included (each has a thread of its own); more are
+    /// closed unanswered when accepted.
     package var maxConnections: UInt32
     /// Idle seconds before a connection (between or within requests) is closed.
     package var connectionTimeoutSeconds: UInt32

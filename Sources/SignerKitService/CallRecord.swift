@@ -13,7 +13,16 @@ public struct CallRecord: Sendable {
     /// The accounts that signed (or would have).
     public var accounts: [Address] = []
     /// What each action does (``PreviewKind`` raw values) and its warnings.
-    public var previews: [(kind: String, warnings: [String])] = []
+    public var previews: [(kind: String, warnings: [String])] {
+        notedPreviews
+            + previewedRequests.map { request in
+                let preview = request.preview
+                return (preview.kind.rawValue, preview.warnings.map(\.rawValue))
+            }
+    }
+    private var notedPreviews: [(kind: String, warnings: [String])] = []
+    /// Requests whose previews are worked out only when asked for (by the audit record).
+    private var previewedRequests: [ResolvedRequest] = []
     /// The backends that signed, one per signed action.
     public var backends: [String] = []
     /// The error code, or `nil` when the call succeeded.
@@ -39,8 +48,18 @@ public struct CallRecord: Sendable {
         for preview in previews {
             if !chains.contains(preview.chain) { chains.append(preview.chain) }
             if !accounts.contains(preview.account) { accounts.append(preview.account) }
-            self.previews.append((preview.kind.rawValue, preview.warnings.map(\.rawValue)))
+            notedPreviews.append((preview.kind.rawValue, preview.warnings.map(\.rawValue)))
         }
+    }
+
+    /// Notes the chains and accounts of a call's resolved actions; their previews wait until ``previews``
+    /// is read (a service without an audit trail never computes them).
+    mutating func note(_ requests: [ResolvedRequest]) {
+        for request in requests {
+            if !chains.contains(request.action.chainId) { chains.append(request.action.chainId) }
+            if !accounts.contains(request.account) { accounts.append(request.account) }
+        }
+        previewedRequests += requests
     }
 
     /// The audit record as JSON (without time and request id): what ``AuditLog`` writes as a line and a

@@ -6,22 +6,23 @@ import Synchronization
 enum RequestIDs {
     private static let prefix = UInt64.random(in: .min ... .max)
     private static let counter = Atomic<UInt64>(0)
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// The next id.
+    /// The next id: 32 hex digits (the prefix, then the count) grouped 8-4-4-4-12.
     static func next() -> String {
         let count = counter.add(1, ordering: .relaxed).newValue
-        let digits = hex(prefix) + hex(count)
-        var id = ""
-        id.reserveCapacity(36)
-        for (index, character) in digits.enumerated() {
-            if [8, 12, 16, 20].contains(index) { id.append("-") }
-            id.append(character)
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var position = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let word = nibble < 16 ? prefix : count
+                buffer[position] = digits[Int(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble % 16))) & 15]
+                position += 1
+            }
+            return position
         }
-        return id
-    }
-
-    private static func hex(_ value: UInt64) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - text.count) + text
     }
 }

@@ -264,8 +264,8 @@ public struct ServiceLimits: Sendable, Equatable {
     /// JSON-RPC requests answered at once (`maxConcurrentRequests`, default 64); one more gets HTTP 503
     /// with `Retry-After` before any JSON-RPC processing.
     public var maxConcurrentRequests: Int = 64
-    /// Connections open at once, idle keep-alive ones included (`maxConnections`, default 256); more wait
-    /// unaccepted until one closes (an idle one closes after 10 s).
+    /// Connections open at once, idle keep-alive ones included (`maxConnections`, default 256; each has a
+    /// thread of its own); more are closed unanswered (an idle connection closes after 10 s).
     public var maxConnections: Int = 256
     /// Longest a request may take, upstream calls included (`requestTimeoutMs`, default 30,000).
     public var requestTimeout: Duration = .seconds(30)

@@ -123,11 +123,19 @@ package struct ServiceHTTPHandler: Sendable {
 
     /// The client of the request's one `Authorization: Bearer` header.
     func authenticated(_ request: HTTPServerRequest) -> ServiceClient? {
-        let values = request.values("Authorization")
+        let values = request.values("authorization")
         guard values.count == 1, let value = values.first else { return nil }
-        let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return service.client(bearerToken: String(parts[1]).trimmingCharacters(in: .whitespaces))
+        // `Bearer` (any case), spaces, the token; spaces and tabs around the token are not part of it.
+        var bytes = Substring(value).utf8[...]
+        let scheme = bytes.prefix { $0 != UInt8(ascii: " ") }
+        guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        bytes = bytes.dropFirst(6)
+        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard bytes.first == UInt8(ascii: " ") else { return nil }
+        bytes = bytes.drop(while: isBlank)
+        while let last = bytes.last, isBlank(last) { bytes = bytes.dropLast() }
+        guard !bytes.isEmpty else { return nil }
+        return service.client(bearerToken: Array(bytes))
     }
 
     static func json(_ status: Int, _ text: String) -> HTTPServerResponse {

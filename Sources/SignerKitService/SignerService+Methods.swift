@@ -118,37 +118,49 @@ extension SignerService {
         do { previews = try dispatcher.preview(actions: actions) } catch { return .failure(.dispatch(error)) }
         record.note(previews)
         for preview in previews {
-            let label = "action[\(preview.index)]"
-            if let chains = client.chains, !chains.contains(preview.chain) {
-                return .failure(.forbidden("\(label): client \(client.name) may not use \(preview.chain)"))
-            }
-            if let allowed = client.accounts, !allowed.contains(preview.account) {
-                return .failure(.forbidden("\(label): client \(client.name) may not sign with \(preview.account)"))
-            }
-            if let methods = client.methods, !methods.contains(preview.method.rawValue) {
-                return .failure(.forbidden("\(label): client \(client.name) may not call \(preview.method.rawValue)"))
+            if let refusal = Self.refusal(
+                of: client, account: preview.account, chain: preview.chain, method: preview.method)
+            {
+                return .failure(.forbidden("action[\(preview.index)]: \(refusal)"))
             }
         }
         return .success(previews)
     }
 
-    /// Checks, then signs `actions` as one batch: the results in order, or one error.
+    /// Why `client` may not sign with `account` on `chain` with `method`, or nil when it may.
+    static func refusal(of client: ServiceClient, account: Address, chain: ChainID, method: RpcMethod) -> String? {
+        if let chains = client.chains, !chains.contains(chain) { return "client \(client.name) may not use \(chain)" }
+        if let allowed = client.accounts, !allowed.contains(account) {
+            return "client \(client.name) may not sign with \(account)"
+        }
+        if let methods = client.methods, !methods.contains(method.rawValue) {
+            return "client \(client.name) may not call \(method.rawValue)"
+        }
+        return nil
+    }
+
+    /// Checks, then signs `actions` as one batch: the results in order, or one error. The client's rights
+    /// are checked on each resolved action before the dispatcher's own checks, which resolve it only once.
     func signed(
         _ actions: [WalletRpcAction], client: ServiceClient, deadline: ContinuousClock.Instant, journalKey: String?,
         record: inout CallRecord
     ) async -> Result<[JSONValue], JSONRPCError> {
-        let previews: [SigningPreview]
-        switch self.previews(actions, client: client, record: &record) {
-        case .success(let checked): previews = checked
-        case .failure(let error): return .failure(error)
-        }
         let dispatcher = self.dispatcher
+        let prepared: PreparedActions
         do {
-            let signed = try await dispatcher.sign(actions: actions, idempotencyKey: journalKey, deadline: deadline)
-            record.backends = previews.map { preview in
-                dispatcher.backend(for: preview.account, chain: preview.chain, method: preview.method)?.name
-                    ?? "unknown"
+            prepared = try await dispatcher.prepare(actions: actions) { request in
+                Self.refusal(
+                    of: client, account: request.account, chain: request.action.chainId, method: request.method)
             }
+        } catch {
+            // What the refused batch was (for the audit record); nothing is signed.
+            if let previews = try? dispatcher.preview(actions: actions) { record.note(previews) }
+            return .failure(.dispatch(error))
+        }
+        record.note(prepared.requests)
+        do {
+            let signed = try await dispatcher.sign(prepared, idempotencyKey: journalKey, deadline: deadline)
+            record.backends = prepared.backendNames
             return .success(signed.results.map(JSONValue.string))
         } catch {
             return .failure(.dispatch(error))

@@ -87,8 +87,11 @@ public final class SignerService: Sendable {
     }
 
     /// The client whose token this is (`Authorization: Bearer <token>`), compared by SHA-256 in constant time.
-    public func client(bearerToken token: String) -> ServiceClient? {
-        let digest = SHA256.hash(Array(token.utf8))
+    public func client(bearerToken token: String) -> ServiceClient? { client(bearerToken: Array(token.utf8)) }
+
+    /// The client whose token is `token` (its UTF-8 bytes), compared in constant time per client.
+    func client(bearerToken token: [UInt8]) -> ServiceClient? {
+        let digest = SHA256.hash(token)
         var found: ServiceClient?
         for client in clients {
             var difference: UInt8 = 0

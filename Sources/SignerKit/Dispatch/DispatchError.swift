@@ -22,6 +22,9 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case accountMismatch(field: String, expected: Address, actual: Address)
         /// A policy refused the action.
         case policyViolation(policy: String, reason: String)
+        /// The caller may not ask for this action (the admission check given to
+        /// ``RpcDispatcher/prepare(actions:admit:)`` refused it); the text says why.
+        case notPermitted(String)
         /// The backend failed.
         case backend(SignerError)
         /// The backend's result did not pass the dispatcher's check (wrong signer, high s, wrong kind of
@@ -89,6 +92,7 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case .accountMismatch(let field, let expected, let actual):
             text = "\(field) \(actual) differs from the routed account \(expected)"
         case .policyViolation(let policy, let reason): text = "refused by policy \(policy): \(reason)"
+        case .notPermitted(let reason): text = "not permitted: \(reason)"
         case .backend(let error): text = "\(error)"
         case .verificationFailed(let reason): text = "result refused: \(reason)"
         case .transactionReverted(let hash): text = "transaction \(hash) reverted (receipt status 0)"

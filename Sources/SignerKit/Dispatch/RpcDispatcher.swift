@@ -126,19 +126,44 @@ public final class RpcDispatcher: Sendable {
     public func sign(
         actions: [WalletRpcAction], idempotencyKey: String? = nil, deadline: ContinuousClock.Instant? = nil
     ) async throws(DispatchError) -> SignedActions {
+        try await sign(prepare(actions: actions), idempotencyKey: idempotencyKey, deadline: deadline)
+    }
+
+    /// Resolves, admits, routes and checks every action (the backends' preflight, the policies, the batch
+    /// policies) without signing anything: what ``sign(actions:idempotencyKey:deadline:)`` does first. A
+    /// caller that needs to see the resolved requests before signing (a service checking its client's
+    /// rights, an audit record) prepares once and signs the prepared batch.
+    ///
+    /// - Parameter admit: checked on each resolved action before anything else (routing, preflight,
+    ///   policies); a text it returns refuses the action as ``DispatchError/Kind/notPermitted(_:)``.
+    public func prepare(
+        actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)? = nil
+    ) async throws(DispatchError) -> PreparedActions {
         guard !actions.isEmpty else { throw DispatchError(index: nil, method: nil, kind: .emptyActionList) }
-        let prepared = try await prepare(actions)
+        let prepared = try await prepare(actions, admit: admit)
         try evaluateBatchPolicies(prepared.map(\.0))
-        let outcomes = try await execute(prepared, idempotencyKey: idempotencyKey, deadline: deadline)
-        return SignedActions(actions: actions, outcomes: outcomes)
+        return PreparedActions(actions: actions, prepared: prepared)
+    }
+
+    /// Signs a batch ``prepare(actions:admit:)`` returned, as ``sign(actions:idempotencyKey:deadline:)``
+    /// does after preparing.
+    public func sign(
+        _ prepared: PreparedActions, idempotencyKey: String? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws(DispatchError) -> SignedActions {
+        let outcomes = try await execute(prepared.prepared, idempotencyKey: idempotencyKey, deadline: deadline)
+        return SignedActions(actions: prepared.actions, outcomes: outcomes)
     }
 
     /// Resolves, routes and checks every action (concurrently for larger batches); nothing is signed here.
-    func prepare(_ actions: [WalletRpcAction]) async throws(DispatchError) -> [(ResolvedRequest, any WalletRpcSigner)] {
+    func prepare(
+        _ actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)?
+    ) async throws(DispatchError) -> [(ResolvedRequest, any WalletRpcSigner)] {
         let workers = min(actions.count, max(1, configuration.resolutionWorkers ?? DispatchConfiguration.activeCores))
         if actions.count < 4 || workers == 1 {
             var prepared: [(ResolvedRequest, any WalletRpcSigner)] = []
-            for (index, action) in actions.enumerated() { prepared.append(try prepare(action, index: index)) }
+            for (index, action) in actions.enumerated() {
+                prepared.append(try prepare(action, index: index, admit: admit))
+            }
             return prepared
         }
         // Resolution is CPU work (parsing, EIP-712 hashing): one worker per core claims actions by index,
@@ -153,7 +178,7 @@ public final class RpcDispatcher: Sendable {
                         guard index < actions.count else { break }
                         let result: Result<(ResolvedRequest, any WalletRpcSigner), DispatchError>
                         do throws(DispatchError) {
-                            result = .success(try self.prepare(actions[index], index: index))
+                            result = .success(try self.prepare(actions[index], index: index, admit: admit))
                         } catch {
                             result = .failure(error)
                         }
@@ -181,11 +206,14 @@ public final class RpcDispatcher: Sendable {
         return prepared
     }
 
-    private func prepare(_ action: WalletRpcAction, index: Int) throws(DispatchError) -> (
-        ResolvedRequest, any WalletRpcSigner
-    ) {
+    private func prepare(
+        _ action: WalletRpcAction, index: Int, admit: (@Sendable (ResolvedRequest) -> String?)?
+    ) throws(DispatchError) -> (ResolvedRequest, any WalletRpcSigner) {
         let request = try RequestResolver.resolve(
             action, index: index, node: nodes[action.chainId], previewer: configuration.previewer)
+        if let refusal = admit?(request) {
+            throw DispatchError(index: index, method: action.method, kind: .notPermitted(refusal))
+        }
         guard let route = route(for: request.account, chain: action.chainId, method: request.method) else {
             throw DispatchError(
                 index: index, method: action.method,
