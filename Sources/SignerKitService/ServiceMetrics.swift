@@ -27,20 +27,25 @@ public final class ServiceMetrics: Sendable {
 
     /// Counts the calls of one request.
     public func record(_ records: [CallRecord]) {
+        // Labels and buckets are worked out before the lock: every connection's thread records here.
+        let entries = records.map { record in
+            let method = knownMethods.contains(record.method) ? record.method : "other"
+            let seconds = record.duration.secondsValue
+            return (
+                method: method, key: method + "\u{0}" + (record.errorCode.map { "error_\(-$0)" } ?? "ok"),
+                seconds: seconds, slot: Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count,
+                record: record
+            )
+        }
         state.withLock { state in
-            for record in records {
-                let method = knownMethods.contains(record.method) ? record.method : "other"
-                let outcome = record.errorCode.map { "error_\(-$0)" } ?? "ok"
-                state.requests[method + "\u{0}" + outcome, default: 0] += 1
-                let seconds = record.duration.secondsValue
-                var counts = state.latency[method] ?? [Int](repeating: 0, count: Self.buckets.count + 1)
-                let slot = Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count
-                counts[slot] += 1
-                state.latency[method] = counts
-                state.latencySum[method, default: 0] += seconds
-                for backend in record.backends { state.signatures[backend, default: 0] += 1 }
-                if record.errorCode == JSONRPCError.policyRefusedCode { state.policyRefusals += 1 }
-                if record.errorCode == JSONRPCError.upstreamCode { state.upstreamErrors += 1 }
+            for entry in entries {
+                state.requests[entry.key, default: 0] += 1
+                state.latency[entry.method, default: [Int](repeating: 0, count: Self.buckets.count + 1)][entry.slot] +=
+                    1
+                state.latencySum[entry.method, default: 0] += entry.seconds
+                for backend in entry.record.backends { state.signatures[backend, default: 0] += 1 }
+                if entry.record.errorCode == JSONRPCError.policyRefusedCode { state.policyRefusals += 1 }
+                if entry.record.errorCode == JSONRPCError.upstreamCode { state.upstreamErrors += 1 }
             }
         }
     }
