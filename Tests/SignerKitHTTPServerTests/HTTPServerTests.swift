@@ -103,6 +103,9 @@ struct HTTPServerTests {
         #expect(throws: (any Error).self) { try RawClient(port: port) }
     }
 
+    /// The order proves it: the quick answer arrives while the eight wait. The timeouts only bound a hang;
+    /// they are long because this test's own steps run on the cooperative pool, which the whole suite keeps
+    /// busy (in a full run the test takes 50–60 s, and 20 s between sending and releasing once ran out).
     @Test("many handlers suspended at once do not stall the server (its thread never waits for them)")
     func suspendedHandlers() async throws {
         let release = Mutex<[CheckedContinuation<Void, Never>]>([])
@@ -116,13 +119,13 @@ struct HTTPServerTests {
         let waiting = (0..<8).map { _ in
             Task {
                 try await CurlHTTPTransport.shared.send(
-                    HTTPRequest(method: "GET", url: url.appending(path: "wait"), timeout: .seconds(20))
+                    HTTPRequest(method: "GET", url: url.appending(path: "wait"), timeout: .seconds(120))
                 ).status
             }
         }
         while release.withLock({ $0.count }) < 8 { try await Task.sleep(for: .milliseconds(20)) }
         let quick = try await CurlHTTPTransport.shared.send(
-            HTTPRequest(method: "GET", url: url.appending(path: "quick"), timeout: .seconds(10)))
+            HTTPRequest(method: "GET", url: url.appending(path: "quick"), timeout: .seconds(60)))
         #expect(String(decoding: quick.body, as: UTF8.self) == "/quick")
         for continuation in release.withLock({ $0 }) { continuation.resume() }
         for task in waiting { #expect(try await task.value == 200) }
