@@ -116,7 +116,12 @@ final class HTTPServerCore: Sendable {
         if !waitIdle(for: limits.shutdownGrace) {
             tasks.cancelAll()
             // Cancelled handlers return; the connection timeout bounds a client that stopped reading.
-            _ = waitIdle(for: .seconds(Int64(limits.connectionTimeoutSeconds) + 5))
+            if !waitIdle(for: .seconds(Int64(limits.connectionTimeoutSeconds) + 5)) {
+                // A handler that ignores cancellation: its connection's thread stops waiting for it and
+                // answers 503, so the daemon's threads can end (the task itself is left to finish).
+                tasks.abandonAll()
+                _ = waitIdle(for: .seconds(Int64(limits.connectionTimeoutSeconds) + 5))
+            }
         }
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
@@ -181,7 +186,7 @@ final class HTTPServerCore: Sendable {
         let key = ObjectIdentifier(context)
         let done = DispatchSemaphore(value: 0)
         HandlerExecutor.shared.runInline {
-            tasks.insert(key) {
+            tasks.insert(key, done: done) {
                 Task(executorPreference: HandlerExecutor.shared) { [tasks] in
                     let response = await handler(request)
                     context.finish(response)
@@ -191,7 +196,7 @@ final class HTTPServerCore: Sendable {
             }
         }
         done.wait()
-        return context.response ?? HTTPServerResponse(status: 500)
+        return context.response ?? .text(503, "the server is stopping")
     }
 }
 
@@ -249,7 +254,8 @@ final class HTTPRequestContext: Sendable {
 /// The handler tasks running now, in shards so that connection threads seldom wait for each other.
 final class RunningTasks: Sendable {
     private final class Shard: Sendable {
-        let tasks = Mutex<[ObjectIdentifier: Task<Void, Never>]>([:])
+        /// Each task, and the semaphore its connection's thread waits on.
+        let tasks = Mutex<[ObjectIdentifier: (task: Task<Void, Never>, done: DispatchSemaphore)]>([:])
     }
     private let shards = (0..<16).map { _ in Shard() }
 
@@ -257,8 +263,8 @@ final class RunningTasks: Sendable {
 
     /// Lists the task `start` returns (started under the shard's lock, so it cannot end before it is
     /// listed).
-    func insert(_ key: ObjectIdentifier, _ start: () -> Task<Void, Never>) {
-        shard(key).tasks.withLock { $0[key] = start() }
+    func insert(_ key: ObjectIdentifier, done: DispatchSemaphore, _ start: () -> Task<Void, Never>) {
+        shard(key).tasks.withLock { $0[key] = (start(), done) }
     }
 
     /// Unlists a task that ended.
@@ -267,7 +273,14 @@ final class RunningTasks: Sendable {
     /// Cancels every listed task.
     func cancelAll() {
         for shard in shards {
-            for task in shard.tasks.withLock({ Array($0.values) }) { task.cancel() }
+            for entry in shard.tasks.withLock({ Array($0.values) }) { entry.task.cancel() }
+        }
+    }
+
+    /// Wakes the connection threads still waiting for a listed task (they answer 503 without it).
+    func abandonAll() {
+        for shard in shards {
+            for entry in shard.tasks.withLock({ Array($0.values) }) { entry.done.signal() }
         }
     }
 }

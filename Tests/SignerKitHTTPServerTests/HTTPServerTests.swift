@@ -106,6 +106,33 @@ struct HTTPServerTests {
     /// The order proves it: the quick answer arrives while the eight wait. The timeouts only bound a hang;
     /// they are long because this test's own steps run on the cooperative pool, which the whole suite keeps
     /// busy (in a full run the test takes 50–60 s, and 20 s between sending and releasing once ran out).
+    @Test("stop ends even when a handler ignores cancellation: its connection gets 503 after the bounds")
+    func stopWithStuckHandler() async throws {
+        let entered = AsyncStream<Void>.makeStream()
+        let stuck = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let limits = HTTPServerLimits(connectionTimeoutSeconds: 1, shutdownGrace: .milliseconds(200))
+        let server = try HTTPServer(limits: limits) { _ in
+            // Waits for a continuation nobody resumes before the server has stopped, ignoring cancellation.
+            await withCheckedContinuation { continuation in
+                stuck.withLock { $0 = continuation }
+                entered.continuation.yield()
+            }
+            return .text(200, "late")
+        }
+        let port = server.port
+        let answer = Task {
+            try await RawClient.offPool { () -> Int? in
+                let client = try RawClient(port: port, receiveTimeout: .seconds(60))
+                client.send("GET /stuck HTTP/1.1\r\nHost: a\r\n\r\n")
+                return client.readResponse()?.status
+            }
+        }
+        for await _ in entered.stream { break }
+        await server.stop()  // grace, cancel, wait, abandon: about 0.2 + 6 s
+        #expect(try await answer.value == 503)
+        stuck.withLock { $0?.resume() }
+    }
+
     @Test("many handlers suspended at once do not stall the server (its thread never waits for them)")
     func suspendedHandlers() async throws {
         let release = Mutex<[CheckedContinuation<Void, Never>]>([])
