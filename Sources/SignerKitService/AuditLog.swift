@@ -136,8 +136,8 @@ public final class AuditLog: AuditTrail {
     /// microseconds each).
     package static func timestamp(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
-        let fraction = Int(milliseconds - Int64(seconds) * 1000)
+        let (whole, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        var seconds = time_t(whole)
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
         return String(unsafeUninitializedCapacity: 24) { buffer in
@@ -166,7 +166,7 @@ public final class AuditLog: AuditTrail {
             put(":")
             put(Int(parts.tm_sec), digits: 2)
             put(".")
-            put(fraction, digits: 3)
+            put(Int(fraction), digits: 3)
             put("Z")
             return position
         }

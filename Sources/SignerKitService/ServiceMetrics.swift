@@ -6,6 +6,8 @@ import Synchronization
 public final class ServiceMetrics: Sendable {
     /// Upper bounds (seconds) of the latency histogram's buckets.
     public static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    /// A method's histogram before its first call: a count per bucket, then +Inf.
+    private static let emptyHistogram = [Int](repeating: 0, count: buckets.count + 1)
 
     private struct State {
         var requests: [String: Int] = [:]  // "method\u{0}outcome"
@@ -40,8 +42,7 @@ public final class ServiceMetrics: Sendable {
         state.withLock { state in
             for entry in entries {
                 state.requests[entry.key, default: 0] += 1
-                state.latency[entry.method, default: [Int](repeating: 0, count: Self.buckets.count + 1)][entry.slot] +=
-                    1
+                state.latency[entry.method, default: Self.emptyHistogram][entry.slot] += 1
                 state.latencySum[entry.method, default: 0] += entry.seconds
                 for backend in entry.record.backends { state.signatures[backend, default: 0] += 1 }
                 if entry.record.errorCode == JSONRPCError.policyRefusedCode { state.policyRefusals += 1 }
