@@ -12,11 +12,12 @@ import Synchronization
 ///
 /// Threading: libmicrohttpd's listening thread accepts, and every connection gets a thread of its own
 /// (`MHD_USE_THREAD_PER_CONNECTION`, at most ``HTTPServerLimits/maxConnections``). A complete request's
-/// async handler starts as a `Task` on ``HandlerExecutor`` and runs inline on the connection's thread
-/// until it waits on something else; the connection's thread then waits for it (only that connection
-/// waits), and its continuation runs on dispatch threads outside the cooperative pool, so answers never
-/// depend on the pool being free. A request answered without waiting (a signature with a software key)
-/// costs no hand-over between threads, and the kernel spreads the connections' threads over the cores.
+/// async handler starts as a `Task` on a ``HandlerExecutor`` of the connection's thread, which runs it and,
+/// when it waits on something else (an `fsync`, an upstream call), waits for it and runs its continuation
+/// too (only that connection waits). Jobs the thread cannot take run on dispatch threads outside the
+/// cooperative pool, so answers never depend on the pool being free. A request answered without waiting (a
+/// signature with a software key) costs no hand-over between threads, one that waits costs one wake-up, and
+/// the kernel spreads the connections' threads over the cores.
 ///
 /// Connections are keep-alive (HTTP/1.1 rules); sockets are close-on-exec (libmicrohttpd opens them with
 /// `SOCK_CLOEXEC`) and never raise `SIGPIPE`. Limits are one ``HTTPServerLimits``.

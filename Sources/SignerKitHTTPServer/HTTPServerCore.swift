@@ -178,24 +178,22 @@ final class HTTPServerCore: Sendable {
         for waiter in waiters { waiter.signal() }
     }
 
-    /// The handler's answer to `request`, on the connection's own thread: the handler runs right here
-    /// until it waits on another thread (``HandlerExecutor/runInline(_:)``), and this thread then waits
-    /// for it (only this connection waits). The task is kept so ``stopBlocking()`` can cancel it.
+    /// The handler's answer to `request`, on the connection's own thread: the handler's jobs run right here
+    /// (``HandlerExecutor``), and between them this thread waits for the next one or for the answer (only
+    /// this connection waits). The task is kept so ``stopBlocking()`` can cancel it.
     func respond(to request: HTTPServerRequest, context: HTTPRequestContext) -> HTTPServerResponse {
         let handler = self.handler
         let key = ObjectIdentifier(context)
-        let done = DispatchSemaphore(value: 0)
-        HandlerExecutor.shared.runInline {
-            tasks.insert(key, done: done) {
-                Task(executorPreference: HandlerExecutor.shared) { [tasks] in
-                    let response = await handler(request)
-                    context.finish(response)
-                    tasks.remove(key)
-                    done.signal()
-                }
+        let executor = HandlerExecutor()
+        tasks.insert(key, executor: executor) {
+            Task(executorPreference: executor) { [tasks] in
+                let response = await handler(request)
+                context.finish(response)
+                tasks.remove(key)
+                executor.finish()
             }
         }
-        done.wait()
+        executor.runUntilFinished()
         return context.response ?? .text(503, "the server is stopping")
     }
 }
@@ -254,8 +252,8 @@ final class HTTPRequestContext: Sendable {
 /// The handler tasks running now, in shards so that connection threads seldom wait for each other.
 final class RunningTasks: Sendable {
     private final class Shard: Sendable {
-        /// Each task, and the semaphore its connection's thread waits on.
-        let tasks = Mutex<[ObjectIdentifier: (task: Task<Void, Never>, done: DispatchSemaphore)]>([:])
+        /// Each task, and the executor its connection's thread runs.
+        let tasks = Mutex<[ObjectIdentifier: (task: Task<Void, Never>, executor: HandlerExecutor)]>([:])
     }
     private let shards = (0..<16).map { _ in Shard() }
 
@@ -263,8 +261,8 @@ final class RunningTasks: Sendable {
 
     /// Lists the task `start` returns (started under the shard's lock, so it cannot end before it is
     /// listed).
-    func insert(_ key: ObjectIdentifier, done: DispatchSemaphore, _ start: () -> Task<Void, Never>) {
-        shard(key).tasks.withLock { $0[key] = (start(), done) }
+    func insert(_ key: ObjectIdentifier, executor: HandlerExecutor, _ start: () -> Task<Void, Never>) {
+        shard(key).tasks.withLock { $0[key] = (start(), executor) }
     }
 
     /// Unlists a task that ended.
@@ -280,7 +278,7 @@ final class RunningTasks: Sendable {
     /// Wakes the connection threads still waiting for a listed task (they answer 503 without it).
     func abandonAll() {
         for shard in shards {
-            for entry in shard.tasks.withLock({ Array($0.values) }) { entry.done.signal() }
+            for entry in shard.tasks.withLock({ Array($0.values) }) { entry.executor.abandon() }
         }
     }
 }
