@@ -5,8 +5,10 @@
 #       (RpcDispatcher.sign(actions:) from 8 tasks: the "service baseline" benchmark cases, sampled right
 #       before and right after each measurement): service req/s, in-process req/s, ratio (must be >=
 #       LOAD_MIN_RATIO), p50/p90/p99 latency, and the CPU the server, wrk and the rest of the machine used.
-#       Runs once per LOAD_A_VARIANTS: "audit" (auditLog in the temp dir: the configured service, an fsync
-#       per request) and "noaudit" (no auditLog: HTTP + JSON-RPC + dispatcher only).
+#       Runs once per LOAD_A_VARIANTS: "noaudit" (no auditLog: HTTP + JSON-RPC + dispatcher only, against
+#       the dispatcher) and "audit" (auditLog in the temp dir: an fsync per request, group-committed;
+#       against the same work in process, the dispatcher plus the call's audit line through the same
+#       AuditLog in a temp dir; its ratio to the plain dispatcher is printed too).
 #   (b) LOAD_REQUESTS mixed requests (scripts/load-service/mixed_load.py lists the mix) from 8 clients: zero
 #       unexpected errors, every call exactly once in the audit log and the request log, /metrics agrees,
 #       VmRSS after LOAD_WARMUP requests vs at the end within max(LOAD_RSS_PERCENT %, LOAD_RSS_MIB MiB).
@@ -28,6 +30,7 @@ seconds=${LOAD_SECONDS:-15}
 address=0x2c7536E3605D9C16a7a3D7b1898e529396a65c23 # of the benchmark key below (a public test key)
 key=0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318
 baseline_case="service baseline: personal_sign, 8 concurrent tasks"
+audited_case="service baseline: personal_sign with an audit line, 8 concurrent tasks"
 failed=()
 
 "$root/scripts/install-deps.sh" --with-load >/dev/null
@@ -90,12 +93,14 @@ stop() {
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
 
-# baseline TAG: in-process personal_sign calls per second from 8 tasks.
+# baseline TAG CASE: in-process calls per second from 8 tasks of benchmark CASE, and of the plain
+# personal_sign case (both from one run of the "service baseline" cases).
 baseline() {
     "$bin/SignerKitBenchmarks" --filter "service baseline" --json "$work/bench-$1.json" >"$work/bench-$1.log"
     python3 -c 'import json, sys
 cases = {c["name"]: c for c in json.load(open(sys.argv[1]))["cases"]}
-print(round(1e9 / cases[sys.argv[2]]["medianNs"]))' "$work/bench-$1.json" "$baseline_case"
+print(round(1e9 / cases[sys.argv[2]]["medianNs"]), round(1e9 / cases[sys.argv[3]]["medianNs"]))' \
+        "$work/bench-$1.json" "$2" "$baseline_case"
 }
 
 echo "load-service: $(nproc) cores; uptime:$(uptime)"
@@ -106,11 +111,11 @@ if [[ $parts == *a* ]]; then
     TIMEFORMAT='%R %U %S'
     for variant in ${LOAD_A_VARIANTS:-audit noaudit}; do
         case $variant in
-        audit) config "a-$variant" ', "auditLog": "a-audit.jsonl"' ;;
-        noaudit) config "a-$variant" '' ;;
+        audit) config "a-$variant" ', "auditLog": "a-audit.jsonl"' && same_work=$audited_case ;;
+        noaudit) config "a-$variant" '' && same_work=$baseline_case ;;
         *) echo "load-service: unknown LOAD_A_VARIANTS member $variant" >&2; exit 2 ;;
         esac
-        before=$(baseline "$variant-before")
+        read -r before plain_before <<<"$(baseline "$variant-before" "$same_work")"
         start "a-$variant"
         wrk -t"$threads" -c"$clients" -d3s -s "$here/personal-sign.lua" "$url/" >/dev/null # warm-up
         ticks=$(cpu_ticks "$server_pid") busy=$(busy_ticks)
@@ -118,7 +123,7 @@ if [[ $parts == *a* ]]; then
             >"$work/wrk-$variant.out" 2>"$work/wrk-$variant.err"; } 2>"$work/wrk-$variant.time"
         ticks=$(($(cpu_ticks "$server_pid") - ticks)) busy=$(($(busy_ticks) - busy))
         stop "a-$variant"
-        after=$(baseline "$variant-after")
+        read -r after plain_after <<<"$(baseline "$variant-after" "$same_work")"
         line=$(grep '^LOAD ' "$work/wrk-$variant.out") || { cat "$work/wrk-$variant".*; exit 1; }
         declare -A f=()
         for pair in ${line#LOAD }; do f[${pair%%=*}]=${pair#*=}; done
@@ -128,11 +133,14 @@ if [[ $parts == *a* ]]; then
         # The service against the mean of the baselines sampled right before and right after it.
         verdict=$(awk -v r="${f[requests]}" -v d="${f[duration_us]}" -v p50="${f[p50_us]}" -v p90="${f[p90_us]}" \
             -v p99="${f[p99_us]}" -v before="$before" -v after="$after" -v min="${LOAD_MIN_RATIO:-0.60}" \
+            -v plain="$(((plain_before + plain_after) / 2))" -v audited="$([[ $variant == audit ]] && echo 1 || echo 0)" \
             -v t="$ticks" -v b="$busy" -v hz="$(getconf CLK_TCK)" -v u="$user" -v s="$sys" 'BEGIN {
             seconds = d / 1e6; rate = r / seconds; ratio = rate / ((before + after) / 2)
             server = t / hz / seconds; wrk = (u + s) / seconds; other = b / hz / seconds - server - wrk
             printf "service %.0f req/s (%d in %.1f s), in process %.0f/s (before %d, after %d): ratio %.3f (need >= %s)",
                 rate, r, seconds, (before + after) / 2, before, after, ratio, min
+            if (audited) printf "\n    (the in-process figure writes the same audit lines; to the plain dispatcher, %.0f/s: %.3f)",
+                plain, rate / plain
             printf "\n    latency p50 %.2f p90 %.2f p99 %.2f ms; CPU cores: server %.2f, wrk %.2f, everything else %.2f: %s",
                 p50 / 1e3, p90 / 1e3, p99 / 1e3, server, wrk, (other > 0 ? other : 0),
                 (ratio >= min ? "PASS" : "FAIL") }')

@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import Foundation
 import Secp256k1
 import SignerKit
 import SignerKitHTTPServer
@@ -13,6 +14,10 @@ enum ServiceCase {
     /// keep-alive HTTP clients send it the same `personal_sign` (one iteration = one call, so
     /// 1e9 / median ns is the in-process calls per second).
     static let personalSignConcurrent = "service baseline: personal_sign, 8 concurrent tasks"
+    /// The same calls from 8 tasks, each also writing the call's audit line the way `signerkit serve` does
+    /// (prepare, sign, a `CallRecord`, ``AuditLog/append(_:requestID:at:)`` with its group-committed `fsync`,
+    /// in a temporary directory): the same work as the service with an `auditLog` configured.
+    static let personalSignAuditedConcurrent = "service baseline: personal_sign with an audit line, 8 concurrent tasks"
     /// The service's own work for one `personal_sign` POST, without the network: authentication, JSON-RPC,
     /// client checks, dispatch, the request log line, metrics (no audit log), one task; against
     /// ``personalSignOneTask`` its ratio is the service's overhead on top of the dispatcher.
@@ -77,6 +82,34 @@ func serviceBenchmarks() -> [Benchmark] {
             }
             blackHole(accumulator)
         },
+        Benchmark(
+            name: ServiceCase.personalSignAuditedConcurrent, group: "service",
+            baseline: ServiceCase.personalSignConcurrent
+        ) { iterations in
+            let auditLog = BenchmarkAuditLog()
+            let accumulator = runBlocking { () -> UInt8 in
+                await withTaskGroup(of: UInt8.self) { group in
+                    for task in 0..<serviceBaselineTasks {
+                        let share =
+                            iterations / serviceBaselineTasks + (task < iterations % serviceBaselineTasks ? 1 : 0)
+                        group.addTask {
+                            var accumulator: UInt8 = 0
+                            for call in 0..<share {
+                                accumulator ^= await auditedPersonalSign(
+                                    actions, with: dispatcher, auditLog: auditLog.log,
+                                    requestID: "bench-\(task)-\(call)")
+                            }
+                            return accumulator
+                        }
+                    }
+                    var combined: UInt8 = 0
+                    for await part in group { combined ^= part }
+                    return combined
+                }
+            }
+            auditLog.remove()
+            blackHole(accumulator)
+        },
         Benchmark(name: ServiceCase.handlerOneTask, group: "service", baseline: ServiceCase.personalSignOneTask) {
             iterations in
             let accumulator = runBlocking { () -> UInt8 in
@@ -123,6 +156,54 @@ private func personalSign(_ actions: [WalletRpcAction], with dispatcher: RpcDisp
     }
     guard case .signature(let signature)? = signed.outcomes.last else {
         fatalError("service baseline: personal_sign gave no signature")
+    }
+    return signature.s[31]
+}
+
+/// An ``AuditLog`` in a directory of its own under the temporary directory.
+private final class BenchmarkAuditLog: Sendable {
+    let directory: String
+    let log: AuditLog
+
+    init() {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/signerkit-audit-XXXXXX").utf8CString)
+        guard let created = mkdtemp(&template) else { fatalError("service benchmarks: cannot create a directory") }
+        directory = String(cString: created)
+        do { log = try AuditLog(path: directory + "/audit.jsonl") } catch {
+            fatalError("service benchmarks: cannot open the audit log: \(error)")
+        }
+    }
+
+    /// Deletes the log and its directory.
+    func remove() {
+        unlink(directory + "/audit.jsonl")
+        rmdir(directory)
+    }
+}
+
+/// One call as the service makes it with an audit log: prepare, sign, the call's record, its audit line
+/// written and synced; a byte of the signature.
+private func auditedPersonalSign(
+    _ actions: [WalletRpcAction], with dispatcher: RpcDispatcher, auditLog: AuditLog, requestID: String
+) async -> UInt8 {
+    let started = ContinuousClock.now
+    var record = CallRecord(client: "bench", method: "personal_sign")
+    let signed: SignedActions
+    do {
+        let prepared = try await dispatcher.prepare(actions: actions)
+        record.note(prepared.requests)
+        signed = try await dispatcher.sign(prepared)
+        record.backends = prepared.backendNames
+    } catch {
+        fatalError("service baseline: personal_sign failed: \(error)")
+    }
+    guard case .signature(let signature)? = signed.outcomes.last, let result = signed.results.last else {
+        fatalError("service baseline: personal_sign gave no signature")
+    }
+    record.noteResult(.string(result))
+    record.duration = ContinuousClock.now - started
+    guard await auditLog.append([record], requestID: requestID, at: Date()) else {
+        fatalError("service baseline: the audit log could not be written")
     }
     return signature.s[31]
 }

@@ -27,8 +27,18 @@ public struct CallRecord: Sendable {
     public var backends: [String] = []
     /// The error code, or `nil` when the call succeeded.
     public var errorCode: Int?
-    /// Keccak-256 of the result's JSON text (`nil` for errors).
-    public var resultHash: Bytes32?
+    /// Keccak-256 of the result's JSON text (`nil` for errors); worked out when first read after
+    /// ``noteResult(_:)`` (a service without an audit trail never hashes its results).
+    public var resultHash: Bytes32? {
+        get { storedResultHash ?? result.map { Keccak256.hash(Array($0.serialized.utf8)) } }
+        set {
+            storedResultHash = newValue
+            result = nil
+        }
+    }
+    private var storedResultHash: Bytes32?
+    /// The successful call's result, kept until ``resultHash`` is read.
+    private var result: JSONValue?
     /// How long the call took.
     public var duration: Duration = .zero
     /// Whether the answer is the stored one of an earlier request with the same idempotency key (nothing was
@@ -52,9 +62,15 @@ public struct CallRecord: Sendable {
         }
     }
 
+    /// Notes a successful call's result, hashed only when ``resultHash`` is read.
+    package mutating func noteResult(_ value: JSONValue) {
+        storedResultHash = nil
+        result = value
+    }
+
     /// Notes the chains and accounts of a call's resolved actions; their previews wait until ``previews``
     /// is read (a service without an audit trail never computes them).
-    mutating func note(_ requests: [ResolvedRequest]) {
+    package mutating func note(_ requests: [ResolvedRequest]) {
         for request in requests {
             if !chains.contains(request.action.chainId) { chains.append(request.action.chainId) }
             if !accounts.contains(request.account) { accounts.append(request.account) }

@@ -158,7 +158,7 @@ public final class SignerService: Sendable {
             let result = await perform(call, client: client, requestKey: requestKey, record: &record)
             record.duration = clock.now - start
             switch result {
-            case .success(let value): record.resultHash = Keccak256.hash(Array(value.serialized.utf8))
+            case .success(let value): record.noteResult(value)
             case .failure(let error): record.errorCode = error.code
             }
             guard call.id != nil else { return (nil, record) }
