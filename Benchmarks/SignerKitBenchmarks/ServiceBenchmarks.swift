@@ -63,52 +63,19 @@ func serviceBenchmarks() -> [Benchmark] {
         Benchmark(
             name: ServiceCase.personalSignConcurrent, group: "service", baseline: ServiceCase.personalSignOneTask
         ) { iterations in
-            let accumulator = runBlocking { () -> UInt8 in
-                await withTaskGroup(of: UInt8.self) { group in
-                    for task in 0..<serviceBaselineTasks {
-                        // Task t makes iterations / 8 calls, the first (iterations % 8) tasks one more.
-                        let share =
-                            iterations / serviceBaselineTasks + (task < iterations % serviceBaselineTasks ? 1 : 0)
-                        group.addTask {
-                            var accumulator: UInt8 = 0
-                            for _ in 0..<share { accumulator ^= await personalSign(actions, with: dispatcher) }
-                            return accumulator
-                        }
-                    }
-                    var combined: UInt8 = 0
-                    for await part in group { combined ^= part }
-                    return combined
-                }
-            }
-            blackHole(accumulator)
+            blackHole(spreadOverTasks(iterations) { _, _ in await personalSign(actions, with: dispatcher) })
         },
         Benchmark(
             name: ServiceCase.personalSignAuditedConcurrent, group: "service",
             baseline: ServiceCase.personalSignConcurrent
         ) { iterations in
             let auditLog = BenchmarkAuditLog()
-            let accumulator = runBlocking { () -> UInt8 in
-                await withTaskGroup(of: UInt8.self) { group in
-                    for task in 0..<serviceBaselineTasks {
-                        let share =
-                            iterations / serviceBaselineTasks + (task < iterations % serviceBaselineTasks ? 1 : 0)
-                        group.addTask {
-                            var accumulator: UInt8 = 0
-                            for call in 0..<share {
-                                accumulator ^= await auditedPersonalSign(
-                                    actions, with: dispatcher, auditLog: auditLog.log,
-                                    requestID: "bench-\(task)-\(call)")
-                            }
-                            return accumulator
-                        }
-                    }
-                    var combined: UInt8 = 0
-                    for await part in group { combined ^= part }
-                    return combined
-                }
-            }
+            blackHole(
+                spreadOverTasks(iterations) { task, call in
+                    await auditedPersonalSign(
+                        actions, with: dispatcher, auditLog: auditLog.log, requestID: "bench-\(task)-\(call)")
+                })
             auditLog.remove()
-            blackHole(accumulator)
         },
         Benchmark(name: ServiceCase.handlerOneTask, group: "service", baseline: ServiceCase.personalSignOneTask) {
             iterations in
@@ -158,6 +125,26 @@ private func personalSign(_ actions: [WalletRpcAction], with dispatcher: RpcDisp
         fatalError("service baseline: personal_sign gave no signature")
     }
     return signature.s[31]
+}
+
+/// Makes `iterations` calls of `call(task, index)` from ``serviceBaselineTasks`` concurrent tasks (task t
+/// makes iterations / 8 calls, the first iterations % 8 tasks one more); the calls' bytes combined.
+private func spreadOverTasks(_ iterations: Int, _ call: @escaping @Sendable (Int, Int) async -> UInt8) -> UInt8 {
+    runBlocking {
+        await withTaskGroup(of: UInt8.self) { group in
+            for task in 0..<serviceBaselineTasks {
+                let share = iterations / serviceBaselineTasks + (task < iterations % serviceBaselineTasks ? 1 : 0)
+                group.addTask {
+                    var accumulator: UInt8 = 0
+                    for index in 0..<share { accumulator ^= await call(task, index) }
+                    return accumulator
+                }
+            }
+            var combined: UInt8 = 0
+            for await part in group { combined ^= part }
+            return combined
+        }
+    }
 }
 
 /// An ``AuditLog`` in a directory of its own under the temporary directory.

@@ -14,6 +14,14 @@ struct HandlerThreadTests {
     /// The calling thread as an integer.
     static func currentThread() -> UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
 
+    /// The body of `GET /` (nil unless the status is 200).
+    static func get(_ server: HTTPServer) async throws -> String? {
+        let url = try #require(URL(string: server.baseURLString + "/"))
+        let response = try await CurlHTTPTransport.shared.send(
+            HTTPRequest(method: "GET", url: url, timeout: .seconds(30)))
+        return response.status == 200 ? String(decoding: response.body, as: UTF8.self) : nil
+    }
+
     @Test("a continuation resumed on another thread runs on the connection's thread, which sends the answer")
     func continuationOnConnectionThread() async throws {
         let server = try HTTPServer { _ in
@@ -26,13 +34,7 @@ struct HandlerThreadTests {
             let after = Self.currentThread()
             return .text(200, "\(before == after) \(resumer != after)")
         }
-        for _ in 0..<20 {
-            let response = try await CurlHTTPTransport.shared.send(
-                HTTPRequest(
-                    method: "GET", url: try #require(URL(string: server.baseURLString + "/")), timeout: .seconds(30)))
-            #expect(response.status == 200)
-            #expect(String(decoding: response.body, as: UTF8.self) == "true true")
-        }
+        for _ in 0..<20 { #expect(try await Self.get(server) == "true true") }
         await server.stop()
     }
 
@@ -51,11 +53,7 @@ struct HandlerThreadTests {
             }
             return .text(200, "\(sum)")
         }
-        let response = try await CurlHTTPTransport.shared.send(
-            HTTPRequest(
-                method: "GET", url: try #require(URL(string: server.baseURLString + "/")), timeout: .seconds(30)))
-        #expect(response.status == 200)
-        #expect(String(decoding: response.body, as: UTF8.self) == "3")
+        #expect(try await Self.get(server) == "3")
         await server.stop()
     }
 }
