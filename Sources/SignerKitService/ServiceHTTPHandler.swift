@@ -28,7 +28,7 @@ package struct ServiceHTTPHandler: Sendable {
         metrics = ServiceMetrics(
             knownMethods: Set(SignerService.signingMethods.keys).union([
                 "eth_accounts", "eth_chainId", "eth_sign", "signerkit_signActions", "signerkit_preview",
-            ]))
+            ]), knownBackends: service.backendNames)
     }
 
     /// The server limits of the service's configuration.

@@ -72,6 +72,9 @@ public final class SignerService: Sendable {
     /// The dispatcher new requests use.
     var dispatcher: RpcDispatcher { current.withLock { $0.dispatcher } }
 
+    /// The names of the backends that sign (they stay across reloads).
+    package var backendNames: Set<String> { dispatcher.backendNames }
+
     /// The clients allowed now.
     public var clients: [ServiceClient] { current.withLock { $0.clients } }
 

@@ -14,6 +14,8 @@ public struct PrehashBackend: WalletRpcSigner {
     public let chains: Set<ChainID>?
     /// Methods it handles.
     public let methods: Set<RpcMethod>
+    /// `PrehashBackend(<key type>)` (worked out once: the service counts signatures by backend name).
+    public let name: String
 
     /// Wraps `key`.
     public init(
@@ -22,13 +24,11 @@ public struct PrehashBackend: WalletRpcSigner {
         self.key = key
         self.chains = chains
         self.methods = methods
+        name = "PrehashBackend(\(type(of: key)))"
     }
 
     /// The key's address.
     public var accounts: [Address] { [key.address] }
-
-    /// `PrehashBackend(<key type>)`.
-    public var name: String { "PrehashBackend(\(type(of: key)))" }
 
     /// Signs (and for `eth_sendTransaction` broadcasts) one request.
     public func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {

@@ -97,6 +97,9 @@ public final class RpcDispatcher: Sendable {
         try register(PrehashBackend(key, chains: chains, methods: methods))
     }
 
+    /// The names of the registered backends.
+    public var backendNames: Set<String> { routes.withLock { Set($0.values.joined().map(\.backend.name)) } }
+
     /// The backend that would sign for `account` on `chain` with `method`.
     public func backend(for account: Address, chain: ChainID, method: RpcMethod) -> (any WalletRpcSigner)? {
         route(for: account, chain: chain, method: method)?.backend
