@@ -96,15 +96,16 @@ struct Exchange: Sendable {
 
     /// One structured log line (JSON).
     func logLine(client: String?, calls: Int, status: Int, problem: String? = nil) -> String {
-        var object = JSONObject([
-            "time": .string(AuditLog.timestamp(Date())), "level": .string(problem == nil ? "info" : "error"),
-            "msg": .string("request"), "requestId": .string(requestID), "calls": .number(String(calls)),
-            "status": .number(String(status)),
-            "ms": .number(String((ContinuousClock.now - start).millisecondsRoundedUp)),
-        ])
-        object["client"] = client.map(JSONValue.string) ?? .null
-        if let problem { object["problem"] = .string(problem) }
-        return JSONValue.object(object).serialized
+        var members: [JSONObject.Member] = [
+            .init(key: "time", value: .string(AuditLog.timestamp(Date()))),
+            .init(key: "level", value: .string(problem == nil ? "info" : "error")),
+            .init(key: "msg", value: .string("request")), .init(key: "requestId", value: .string(requestID)),
+            .init(key: "calls", value: .number(String(calls))), .init(key: "status", value: .number(String(status))),
+            .init(key: "ms", value: .number(String((ContinuousClock.now - start).millisecondsRoundedUp))),
+            .init(key: "client", value: client.map(JSONValue.string) ?? .null),
+        ]
+        if let problem { members.append(.init(key: "problem", value: .string(problem))) }
+        return JSONValue.object(JSONObject(members: members)).serialized
     }
 }
 

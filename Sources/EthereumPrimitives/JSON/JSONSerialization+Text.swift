@@ -32,24 +32,35 @@ extension JSONValue {
         }
     }
 
-    /// Writes a JSON string literal with the required escapes.
+    /// Writes a JSON string literal with the required escapes: runs without one are copied whole.
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for c in s.utf8 {
-            switch c {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x00..<0x20:
-                out.append(contentsOf: Array("\\u00".utf8))
-                out.append(Hex.digits[Int(c >> 4)])
-                out.append(Hex.digits[Int(c & 0x0F)])
-            default: out.append(c)
+        var text = s
+        text.withUTF8 { bytes in
+            var start = 0
+            for (index, byte) in bytes.enumerated() where byte == 0x22 || byte == 0x5C || byte < 0x20 {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                writeEscape(byte, into: &out)
+                start = index + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// The escape of a quote, a backslash or a control character.
+    private static func writeEscape(_ byte: UInt8, into out: inout [UInt8]) {
+        switch byte {
+        case 0x22: out.append(contentsOf: [0x5C, 0x22])
+        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        default:
+            out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            out.append(Hex.digits[Int(byte >> 4)])
+            out.append(Hex.digits[Int(byte & 0x0F)])
+        }
     }
 
     /// A JSON string literal for `text`, quotes included.
