@@ -1,4 +1,3 @@
-import SignerKitSupport
 import Synchronization
 
 /// One count that many threads add to without a lock.
@@ -43,12 +42,12 @@ final class MethodMetrics: Sendable {
         } else {
             succeeded.wrappingAdd(1, ordering: .relaxed)
         }
-        let seconds = duration.secondsValue
+        let (whole, attoseconds) = duration.components
+        let nanoseconds = Int(clamping: whole) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+        let seconds = Double(nanoseconds) / 1e9
         slots[ServiceMetrics.buckets.firstIndex { seconds <= $0 } ?? ServiceMetrics.buckets.count]
             .wrappingAdd(1, ordering: .relaxed)
-        let (whole, attoseconds) = duration.components
-        nanoseconds.wrappingAdd(
-            Int(clamping: whole) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000), ordering: .relaxed)
+        self.nanoseconds.wrappingAdd(nanoseconds, ordering: .relaxed)
     }
 
     /// The counts now (each read on its own: a call being recorded may be in some and not yet in others).

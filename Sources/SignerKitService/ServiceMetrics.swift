@@ -11,8 +11,7 @@ public final class ServiceMetrics: Sendable {
     /// Upper bounds (seconds) of the latency histogram's buckets.
     public static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-    /// Methods counted by name; any other is counted as `other` (a client cannot grow the label set).
-    let knownMethods: Set<String>
+    /// Per method counted by name; any other is counted as `other` (a client cannot grow the label set).
     private let methods: [String: MethodMetrics]
     private let otherMethods: MethodMetrics
     private let signatures: [String: RelaxedCounter]
@@ -25,7 +24,6 @@ public final class ServiceMetrics: Sendable {
     /// Metrics that label the `knownMethods` by name and count signatures of `knownBackends` without a lock
     /// (others are counted too, under a lock).
     public init(knownMethods: Set<String>, knownBackends: Set<String> = []) {
-        self.knownMethods = knownMethods
         otherMethods = MethodMetrics()
         var methods = ["other": otherMethods]
         for method in knownMethods where method != "other" { methods[method] = MethodMetrics() }
