@@ -32,8 +32,8 @@ public final class PostgresIdempotencyStore: IdempotencyStore {
     }
 
     /// Claims `key` of `client` for `lease`: ``IdempotencyClaim/claimed`` when it is new, released or its claim
-    /// lapsed; the answer when it completed; ``IdempotencyClaim/inProgress`` while another claim is live;
-    /// ``IdempotencyClaim/mismatch`` when a live or completed claim has another request hash.
+    /// lapsed (with the same request hash); the answer when it completed; ``IdempotencyClaim/inProgress`` while
+    /// another claim is live; ``IdempotencyClaim/mismatch`` whenever the key was first used with another hash.
     public func claim(client: String, key: String, requestHash: Bytes32, lease: Duration)
         async throws(IdempotencyStoreError) -> IdempotencyClaim
     {
@@ -56,15 +56,16 @@ public final class PostgresIdempotencyStore: IdempotencyStore {
                         FROM signerkit_idempotency WHERE client = $1 AND key = $2 FOR UPDATE
                         """, row)
                     guard let existing = rows.first else { continue }
-                    let same = existing.bytes(0) == requestHash.bytes
-                    if let answer = existing.bytes(1) { return same ? .answered(answer) : .mismatch }
-                    if existing.bool(2) { return same ? .inProgress : .mismatch }
+                    // A key stays bound to its first body, whatever became of that request.
+                    guard existing.bytes(0) == requestHash.bytes else { return .mismatch }
+                    if let answer = existing.bytes(1) { return .answered(answer) }
+                    if existing.bool(2) { return .inProgress }
                     try connection.execute(
                         """
-                        UPDATE signerkit_idempotency SET request_hash = $3,
-                        expires = clock_timestamp() + $4::bigint * interval '1 millisecond'
+                        UPDATE signerkit_idempotency
+                        SET expires = clock_timestamp() + $3::bigint * interval '1 millisecond'
                         WHERE client = $1 AND key = $2
-                        """, row + claim)
+                        """, row + [claim[1]])
                     return .claimed
                 }
                 return nil
@@ -87,7 +88,7 @@ public final class PostgresIdempotencyStore: IdempotencyStore {
                 try connection.execute(
                     """
                     UPDATE signerkit_idempotency SET answer = $3, expires = NULL
-                    WHERE client = $1 AND key = $2 AND answer IS NULL
+                    WHERE client = $1 AND key = $2 AND answer IS NULL AND expires IS NOT NULL
                     """, [.bytes(Array(client.utf8)), .bytes(Array(key.utf8)), .bytes(answer)]
                 ).affected
             }
@@ -98,12 +99,12 @@ public final class PostgresIdempotencyStore: IdempotencyStore {
         }
     }
 
-    /// Deletes the open claim of `key` (a completed answer stays).
+    /// Ends the open claim of `key`; the key stays bound to its request hash (a completed answer stays).
     public func release(client: String, key: String) async throws(IdempotencyStoreError) {
         try await sql { () async throws(PostgresError) in
             try await database.transaction { connection throws(PostgresError) -> Void in
                 try connection.execute(
-                    "DELETE FROM signerkit_idempotency WHERE client = $1 AND key = $2 AND answer IS NULL",
+                    "UPDATE signerkit_idempotency SET expires = NULL WHERE client = $1 AND key = $2 AND answer IS NULL",
                     [.bytes(Array(client.utf8)), .bytes(Array(key.utf8))])
             }
         }

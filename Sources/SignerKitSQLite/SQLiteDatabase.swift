@@ -15,10 +15,19 @@ final class SQLiteDatabase: @unchecked Sendable {
 
     /// Opens (creating it with mode 0600; SQLite gives its -wal and -shm files the same mode) `path` with WAL,
     /// a full fsync on commit and a 5 s busy wait.
+    ///
+    /// An existing file is never opened outside SQLite: POSIX releases every lock a process holds on a file
+    /// when *any* of its descriptors for that file is closed, so an `open()`/`close()` beside a live
+    /// connection would drop that connection's locks, and the next outside client (an operator's `sqlite3`,
+    /// a backup) would checkpoint and delete the WAL the service is still writing to.
     init(path: String) throws(SQLiteError) {
-        let created = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard created >= 0 else { throw SQLiteError(path: path, message: String(cString: strerror(errno))) }
-        close(created)
+        // Only a file this call creates (O_EXCL) is opened and closed here: no connection can hold locks on it.
+        let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if created >= 0 {
+            close(created)
+        } else if errno != EEXIST {
+            throw SQLiteError(path: path, message: String(cString: strerror(errno)))
+        }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
         let status = sqlite3_open_v2(path, &db, flags, nil)

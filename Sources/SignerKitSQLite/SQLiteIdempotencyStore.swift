@@ -36,8 +36,8 @@ public final class SQLiteIdempotencyStore: IdempotencyStore {
     }
 
     /// Claims `key` of `client` for `lease`: ``IdempotencyClaim/claimed`` when it is new, released or its claim
-    /// lapsed; the answer when it completed; ``IdempotencyClaim/inProgress`` while another claim is live;
-    /// ``IdempotencyClaim/mismatch`` when a live or completed claim has another request hash.
+    /// lapsed (with the same request hash); the answer when it completed; ``IdempotencyClaim/inProgress`` while
+    /// another claim is live; ``IdempotencyClaim/mismatch`` whenever the key was first used with another hash.
     public func claim(client: String, key: String, requestHash: Bytes32, lease: Duration)
         async throws(IdempotencyStoreError) -> IdempotencyClaim
     {
@@ -56,9 +56,10 @@ public final class SQLiteIdempotencyStore: IdempotencyStore {
                         found = (columns.blob(0) ?? [], columns.blob(1), columns.integer(2) != 0)
                     }
                     if let found {
-                        let same = found.hash == requestHash.bytes
-                        if let answer = found.answer { return same ? .answered(answer) : .mismatch }
-                        if found.live { return same ? .inProgress : .mismatch }
+                        // A key stays bound to its first body, whatever became of that request.
+                        guard found.hash == requestHash.bytes else { return .mismatch }
+                        if let answer = found.answer { return .answered(answer) }
+                        if found.live { return .inProgress }
                     }
                     try self.database.query(
                         """
@@ -80,7 +81,7 @@ public final class SQLiteIdempotencyStore: IdempotencyStore {
                 try self.database.query(
                     """
                     UPDATE idempotency_keys SET answer = ?, expires = NULL
-                    WHERE client = ? AND key = ? AND answer IS NULL
+                    WHERE client = ? AND key = ? AND answer IS NULL AND expires IS NOT NULL
                     """, [.blob(answer), .blob(Array(client.utf8)), .blob(Array(key.utf8))])
                 return self.database.changes
             }
@@ -90,12 +91,12 @@ public final class SQLiteIdempotencyStore: IdempotencyStore {
         }
     }
 
-    /// Deletes the open claim of `key` (a completed answer stays).
+    /// Ends the open claim of `key`; the key stays bound to its request hash (a completed answer stays).
     public func release(client: String, key: String) async throws(IdempotencyStoreError) {
         try await queue.perform { () throws(IdempotencyStoreError) in
             try self.sql { () throws(SQLiteError) in
                 try self.database.query(
-                    "DELETE FROM idempotency_keys WHERE client = ? AND key = ? AND answer IS NULL",
+                    "UPDATE idempotency_keys SET expires = NULL WHERE client = ? AND key = ? AND answer IS NULL",
                     [.blob(Array(client.utf8)), .blob(Array(key.utf8))])
             }
         }

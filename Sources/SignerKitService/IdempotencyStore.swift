@@ -5,7 +5,10 @@ import EthereumPrimitives
 /// and body — gets the first answer back instead of being signed again: across restarts with SQLite, across
 /// instances with one PostgreSQL database.
 ///
-/// A key is *claimed* while its request runs, then *completed* with the answer, or *released* when the
+/// A key is bound to the hash of the first body it came with, for good: another body under it is a
+/// ``IdempotencyClaim/mismatch`` whatever became of the first request (a key reused after a failure never pays
+/// for, or is answered with, someone else's request). A key is *claimed* while its request runs, then
+/// *completed* with the answer, or *released* when the
 /// request did not succeed (a retry runs again; the transaction journal re-sends, never re-signs, a
 /// transaction whose broadcast had an unknown outcome). A claim whose holder died lapses after its lease.
 /// Implementations must be safe for concurrent use, from several processes when they share storage.
@@ -17,7 +20,7 @@ public protocol IdempotencyStore: Sendable {
     /// Stores `answer` (the response body) for a key this caller claimed; later claims get it back.
     func complete(client: String, key: String, answer: [UInt8]) async throws(IdempotencyStoreError)
 
-    /// Ends a claim without an answer, so the key may be claimed again at once.
+    /// Ends a claim without an answer, so the key may be claimed again at once with the same body.
     func release(client: String, key: String) async throws(IdempotencyStoreError)
 }
 
@@ -29,7 +32,7 @@ public enum IdempotencyClaim: Sendable, Equatable {
     case answered([UInt8])
     /// Another request with this key is running now.
     case inProgress
-    /// The key was used with a different body.
+    /// The key was first used with a different body (answered, running, failed or lapsed).
     case mismatch
 }
 
