@@ -232,7 +232,7 @@ let package = Package(
         // store builder, the local EVM node, the fault-injecting proxy, child processes).
         .target(
             name: "SignerKitTestSupport",
-            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SoftwareSigner"],
+            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SoftwareSigner", "SignerKit"],
             path: "Tests/SignerKitTestSupport",
             resources: [.copy("Vectors")],
             swiftSettings: strictSwift
@@ -311,6 +311,17 @@ let package = Package(
             dependencies: [
                 "SignerKitSQLite", "SignerKitPostgres", "SignerKitService", "SignerKit", "EthereumPrimitives",
                 "Secp256k1", "SignerKitTestSupport",
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The signer service driven in process: its HTTP handler and JSON-RPC layer without sockets, on
+        // temporary SQLite stores and the local EVM node.
+        .testTarget(
+            name: "SignerKitServiceTests",
+            dependencies: [
+                "SignerKitService", "SignerKitSQLite", "SignerKit", "EthereumRPC", "SignerKitHTTP",
+                "SignerKitHTTPServer",
+                "EthereumPrimitives", "Secp256k1", "SignerKitTestSupport",
             ],
             swiftSettings: strictSwift
         ),

@@ -109,7 +109,7 @@ private func serviceHandler(key: SoftwareKeySigner) -> ServiceHTTPHandler {
                  "clients": [{"name": "bench", "tokenSha256": "\(tokenHash)"}]}
                 """, relativeTo: "/")
         let service = try SignerService(configuration: configuration, signers: [key], upstream: [:])
-        return ServiceHTTPHandler(service: service, auditLog: nil, log: { line in blackHole(line.utf8.count) })
+        return ServiceHTTPHandler(service: service, log: { line in blackHole(line.utf8.count) })
     } catch {
         fatalError("service benchmarks: cannot set up the service: \(error)")
     }

@@ -57,7 +57,7 @@ enum ServeCommands {
         do {
             service = try SignerService(
                 configuration: configuration, signers: signers, upstream: upstream, policies: policies,
-                journal: stores.journal, idempotency: stores.idempotency)
+                journal: stores.journal, idempotency: stores.idempotency, audit: stores.auditTrail)
         } catch {
             throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
         }
@@ -66,8 +66,7 @@ enum ServeCommands {
             return .success
         }
         let io = context.io
-        let handler = ServiceHTTPHandler(
-            service: service, auditLog: stores.auditTrail, log: { line in io.writeStandardError(line + "\n") })
+        let handler = ServiceHTTPHandler(service: service, log: { line in io.writeStandardError(line + "\n") })
         let tls = try configuration.tls.map { (files) throws(CommandFailure) in
             try ServeTLS.identity(files, allowInsecure: allowInsecure)
         }
@@ -81,6 +80,16 @@ enum ServeCommands {
         }
         StopSignal.install()
         ReloadSignal.install()
+        // Transactions a killed earlier run journalled but never sent go out now, and every half minute
+        // after, so no account waits behind one of them.
+        let recovery = service.recovery.map { recovery in
+            Task {
+                await recovery.run(every: SignerService.recoveryInterval) { outcome in
+                    if let line = ServeRecoveryLog.line(outcome) { io.writeStandardError(line + "\n") }
+                }
+            }
+        }
+        defer { recovery?.cancel() }
         context.io.writeStandardError("listening \(server.baseURLString)\n")
         while !StopSignal.requested {
             if ReloadSignal.take() {
@@ -148,5 +157,26 @@ enum ServeKeys {
             clients[chain] = client
         }
         return clients
+    }
+}
+
+/// The log line of a recovery sweep that did something (`nil` for a sweep that found nothing to do).
+enum ServeRecoveryLog {
+    static func line(_ outcome: Result<JournalRecovery.Report, JournalError>) -> String? {
+        var members: [JSONObject.Member] = [.init(key: "msg", value: .string("recovery"))]
+        switch outcome {
+        case .failure(let error):
+            members += [
+                .init(key: "level", value: .string("error")),
+                .init(key: "problem", value: .string(EchoedText.abbreviated(error.description))),
+            ]
+        case .success(let report):
+            guard !report.isEmpty else { return nil }
+            members.append(.init(key: "level", value: .string(report.failed.isEmpty ? "info" : "error")))
+            for (key, hashes) in [("resent", report.resent), ("rejected", report.rejected), ("failed", report.failed)] {
+                members.append(.init(key: key, value: .array(hashes.map { .string($0.hex) })))
+            }
+        }
+        return JSONValue.object(JSONObject(members: members)).serialized
     }
 }

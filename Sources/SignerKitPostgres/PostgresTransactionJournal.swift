@@ -92,22 +92,44 @@ public final class PostgresTransactionJournal: TransactionJournal {
         }
     }
 
-    /// The newest unresolved entry for `identity`.
-    public func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry? {
+    /// The newest entry for `identity` that is unresolved or, when `includingReported`, reported.
+    public func entry(for identity: ActionIdentity, includingReported: Bool) async throws(JournalError)
+        -> JournalEntry?
+    {
+        let excluded = includingReported ? "AND o.outcome = 'rejected'" : ""
+        return try await entries(
+            """
+            SELECT hash, identity, chain, account, nonce, raw FROM signerkit_broadcasts b WHERE identity = $1
+            AND NOT EXISTS (SELECT 1 FROM signerkit_outcomes o WHERE o.hash = b.hash \(excluded))
+            ORDER BY seq DESC LIMIT 1
+            """, [.bytes(identity.digest.bytes)]
+        ).first
+    }
+
+    /// Every unresolved entry, oldest first.
+    public func unresolvedEntries() async throws(JournalError) -> [JournalEntry] {
+        try await entries(
+            """
+            SELECT hash, identity, chain, account, nonce, raw FROM signerkit_broadcasts b
+            WHERE NOT EXISTS (SELECT 1 FROM signerkit_outcomes o WHERE o.hash = b.hash) ORDER BY seq
+            """, [])
+    }
+
+    /// The entries a query of `signerkit_broadcasts` rows selects, in its order.
+    private func entries(_ query: String, _ parameters: [PostgresValue]) async throws(JournalError) -> [JournalEntry] {
         let rows = try await sql { () async throws(PostgresError) -> [PostgresRow] in
             try await database.transaction { connection throws(PostgresError) -> [PostgresRow] in
-                try connection.query(
-                    """
-                    SELECT hash, identity, chain, account, nonce, raw FROM signerkit_broadcasts b WHERE identity = $1
-                    AND NOT EXISTS (SELECT 1 FROM signerkit_outcomes o WHERE o.hash = b.hash) ORDER BY seq DESC LIMIT 1
-                    """, [.bytes(identity.digest.bytes)])
+                try connection.query(query, parameters)
             }
         }
-        guard let row = rows.first else { return nil }
-        guard let entry = Self.entry(row) else {
-            throw .io("transaction journal \(configuration.endpoint): a signerkit_broadcasts row does not decode")
+        var found: [JournalEntry] = []
+        for row in rows {
+            guard let entry = Self.entry(row) else {
+                throw .io("transaction journal \(configuration.endpoint): a signerkit_broadcasts row does not decode")
+            }
+            found.append(entry)
         }
-        return entry
+        return found
     }
 
     /// The highest nonce of a non-rejected entry for `account` on `chain`.

@@ -86,20 +86,37 @@ public final class SQLiteTransactionJournal: TransactionJournal {
         }
     }
 
-    /// The newest unresolved entry for `identity`.
-    public func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry? {
+    /// The newest entry for `identity` that is unresolved or, when `includingReported`, reported.
+    public func entry(for identity: ActionIdentity, includingReported: Bool) async throws(JournalError)
+        -> JournalEntry?
+    {
+        let excluded = includingReported ? "AND o.outcome = 'rejected'" : ""
+        return try await entries(
+            """
+            SELECT hash, identity, chain, account, nonce, raw FROM broadcasts b WHERE identity = ?
+            AND NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.hash = b.hash \(excluded)) ORDER BY seq DESC LIMIT 1
+            """, [.blob(identity.digest.bytes)]
+        ).first
+    }
+
+    /// Every unresolved entry, oldest first.
+    public func unresolvedEntries() async throws(JournalError) -> [JournalEntry] {
+        try await entries(
+            """
+            SELECT hash, identity, chain, account, nonce, raw FROM broadcasts b
+            WHERE NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.hash = b.hash) ORDER BY seq
+            """, [])
+    }
+
+    /// The entries a query of `broadcasts` rows selects, in its order.
+    private func entries(_ query: String, _ parameters: [SQLiteValue]) async throws(JournalError) -> [JournalEntry] {
         try await queue.perform { () throws(JournalError) in
-            try self.sql { () throws(SQLiteError) -> JournalEntry? in
-                var found: JournalEntry?
+            try self.sql { () throws(SQLiteError) -> [JournalEntry] in
+                var found: [JournalEntry] = []
                 var corrupt = false
-                try self.database.query(
-                    """
-                    SELECT hash, identity, chain, account, nonce, raw FROM broadcasts b WHERE identity = ?
-                    AND NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.hash = b.hash) ORDER BY seq DESC LIMIT 1
-                    """, [.blob(identity.digest.bytes)]
-                ) { row in
-                    found = Self.entry(row)
-                    corrupt = found == nil
+                try self.database.query(query, parameters) { row in
+                    guard let entry = Self.entry(row) else { return corrupt = true }
+                    found.append(entry)
                 }
                 if corrupt { throw SQLiteError(path: self.path, message: "a broadcasts row does not decode") }
                 return found

@@ -46,6 +46,11 @@ public struct CallRecord: Sendable {
     public var replayed = false
     /// Why the answer could not be stored for retries with its idempotency key, if it could not.
     public var idempotencyProblem: String?
+    /// Whether this is the record written *before* a call that may broadcast is signed (outcome `intent`):
+    /// no transaction leaves without an audit line, even when the answer's own line cannot be written.
+    public var intent = false
+    /// The HTTP request the call came in (not part of the record: trails store it beside it).
+    var requestID = ""
 
     /// A record for `client` calling `method`.
     public init(client: String, method: String) {
@@ -78,6 +83,9 @@ public struct CallRecord: Sendable {
         previewedRequests += requests
     }
 
+    /// `intent`, `error`, `replayed` or `ok`.
+    var outcome: String { intent ? "intent" : errorCode != nil ? "error" : replayed ? "replayed" : "ok" }
+
     /// The audit record as JSON (without time and request id): what ``AuditLog`` writes as a line and a
     /// database trail stores as a row.
     public var json: JSONObject {
@@ -92,7 +100,7 @@ public struct CallRecord: Sendable {
                             "kind": .string(preview.kind), "warnings": .array(preview.warnings.map(JSONValue.string)),
                         ]))
                 }),
-            "outcome": .string(errorCode != nil ? "error" : replayed ? "replayed" : "ok"),
+            "outcome": .string(outcome),
             "ms": .number(String(duration.millisecondsRoundedUp)),
         ])
         if let errorCode { object["code"] = .number(String(errorCode)) }

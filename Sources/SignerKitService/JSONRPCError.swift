@@ -57,6 +57,11 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
     public static func idempotencyInProgress(_ name: String) -> JSONRPCError {
         .init(code: -32005, message: "a request with this \(name) is still running; retry after it ends")
     }
+    /// `-32007`: the audit trail could not take the record written before a call that may broadcast, so nothing
+    /// was signed.
+    public static let auditUnavailable = JSONRPCError(
+        code: -32007, message: "the audit trail could not be written; nothing was signed")
+
     /// `-32006`: the idempotency store could not answer, so the request was not run.
     public static func idempotencyStore(_ detail: String) -> JSONRPCError {
         .init(code: -32006, message: "idempotency store: \(detail)")
@@ -66,7 +71,7 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
     public static func dispatch(_ error: DispatchError) -> JSONRPCError {
         switch error.kind {
         case .invalidAction, .unknownMethod, .invalidParams, .unsupportedChain, .chainMismatch, .accountMismatch,
-            .incompleteTransaction, .emptyActionList, .unobservableDependency:
+            .incompleteTransaction, .emptyActionList, .unobservableDependency, .idempotencyKeyReused:
             .init(code: -32602, message: error.description)
         case .unknownAccount: .init(code: -32001, message: error.description)
         case .notPermitted: .init(code: -32001, message: "forbidden: \(error.description)")

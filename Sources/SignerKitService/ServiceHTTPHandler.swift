@@ -10,8 +10,8 @@ import SignerKitSupport
 package struct ServiceHTTPHandler: Sendable {
     /// The service answering.
     package let service: SignerService
-    /// The audit trail, when configured.
-    package let auditLog: (any AuditTrail)?
+    /// The audit trail, when configured (the service's own).
+    package var auditLog: (any AuditTrail)? { service.audit }
     /// The metrics.
     package let metrics: ServiceMetrics
     /// Where structured log lines go (stderr in `signerkit serve`).
@@ -20,9 +20,8 @@ package struct ServiceHTTPHandler: Sendable {
     let gate: RequestGate
 
     /// A handler for `service`.
-    package init(service: SignerService, auditLog: (any AuditTrail)?, log: @escaping @Sendable (String) -> Void) {
+    package init(service: SignerService, log: @escaping @Sendable (String) -> Void) {
         self.service = service
-        self.auditLog = auditLog
         self.log = log
         gate = RequestGate(limit: service.configuration.limits.maxConcurrentRequests)
         metrics = ServiceMetrics(
@@ -91,7 +90,8 @@ package struct ServiceHTTPHandler: Sendable {
     func run(_ body: [UInt8], client: ServiceClient, key: String?, exchange: Exchange) async -> (
         response: HTTPServerResponse, completed: Bool
     ) {
-        let answer = await service.respond(body: body, client: client, idempotencyKey: key)
+        let answer = await service.respond(
+            body: body, client: client, idempotencyKey: key, requestID: exchange.requestID)
         let status = answer.body == nil ? 204 : 200
         guard await audited(answer.records, client: client, exchange: exchange, status: status) else {
             return (Self.auditFailure, false)

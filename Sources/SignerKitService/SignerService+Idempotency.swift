@@ -38,6 +38,12 @@ enum IdempotencyNames {
     static func scoped(_ kind: String, client: String, key: String) -> String {
         "\(kind):\(client.utf8.count):\(client)\(key.utf8.count):\(key)"
     }
+
+    /// A journal key for one call sent without an idempotency key: 128 random bits, never another call's.
+    static func uniqueCall() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "call:" + Hex.encode((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
 }
 
 extension SignerService {

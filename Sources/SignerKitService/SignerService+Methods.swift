@@ -19,7 +19,7 @@ extension SignerService {
         if let allowed = client.methods, !allowed.contains(call.method) {
             return .failure(.forbidden("client \(client.name) may not call \(EchoedText.abbreviated(call.method))"))
         }
-        let deadline = ContinuousClock.now.advanced(by: configuration.limits.requestTimeout)
+        let deadline = clock.now.advanced(by: configuration.limits.requestTimeout)
         switch call.method {
         case "eth_accounts":
             let visible = accounts.filter { client.accounts?.contains($0) ?? true }
@@ -158,6 +158,16 @@ extension SignerService {
             return .failure(.dispatch(error))
         }
         record.note(prepared.requests)
+        if let audit, prepared.requests.contains(where: { $0.method == .sendTransaction }) {
+            var intent = record
+            intent.intent = true
+            guard await audit.append([intent], requestID: record.requestID, at: Date()) else {
+                return .failure(.auditUnavailable)
+            }
+        }
+        // Without a key a call is a payment of its own: its transactions are journalled under an identity no
+        // other request has (identical keyless payments, on any instance, are two payments).
+        let journalKey = journalKey ?? IdempotencyNames.uniqueCall()
         do {
             let signed = try await dispatcher.sign(prepared, idempotencyKey: journalKey, deadline: deadline)
             record.backends = prepared.backendNames

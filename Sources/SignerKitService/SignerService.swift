@@ -18,6 +18,13 @@ public final class SignerService: Sendable {
     let upstream: [ChainID: JSONRPCClient]
     /// Where answers of requests with an idempotency key are kept (`nil`: keys only name journal entries).
     let idempotency: (any IdempotencyStore)?
+    /// Where every call is recorded: before a call that may broadcast is signed (its intent), and before any
+    /// answer leaves (``ServiceHTTPHandler``).
+    package let audit: (any AuditTrail)?
+    /// What every deadline and wait of a request reads.
+    public let clock: any SignerClock
+    /// Where transactions are journalled before they are broadcast (`nil`: no journal).
+    let journal: (any TransactionJournal)?
     private let signers: [any PrehashSigner]
     private let dispatchConfiguration: DispatchConfiguration
     private let current: Mutex<Current>
@@ -31,21 +38,27 @@ public final class SignerService: Sendable {
     /// A service signing with `signers` (one per configured key, in order), filling and broadcasting
     /// through `upstream` clients, under `policies`, recording every transaction in `journal` before it is
     /// broadcast, and keeping the answers of requests sent with an idempotency key in `idempotency` (both in
-    /// the configured ``ServiceStore`` in `signerkit serve`).
+    /// the configured ``ServiceStore`` in `signerkit serve`). With an `audit` trail, a call that may broadcast
+    /// is signed only once its intent is on the trail (no audit, no broadcast).
     ///
     /// - Throws: ``ServiceConfigurationError`` when two keys have one address.
     public init(
         configuration: ServiceConfiguration, signers: [any PrehashSigner], upstream: [ChainID: JSONRPCClient],
         policies: [any ActionPolicy] = [], previewer: SigningPreviewer = SigningPreviewer(),
-        journal: (any TransactionJournal)? = nil, idempotency: (any IdempotencyStore)? = nil
+        journal: (any TransactionJournal)? = nil, idempotency: (any IdempotencyStore)? = nil,
+        audit: (any AuditTrail)? = nil, clock: any SignerClock = SystemClock()
     ) throws(ServiceConfigurationError) {
+        self.clock = clock
+        self.journal = journal
         self.configuration = configuration
         self.upstream = upstream
         self.idempotency = idempotency
+        self.audit = audit
         self.signers = signers
         var dispatchConfiguration = DispatchConfiguration()
         dispatchConfiguration.previewer = previewer
         dispatchConfiguration.journal = journal
+        dispatchConfiguration.clock = clock
         self.dispatchConfiguration = dispatchConfiguration
         let dispatcher = try Self.dispatcher(
             signers: signers, upstream: upstream, configuration: dispatchConfiguration, policies: policies)
@@ -67,6 +80,17 @@ public final class SignerService: Sendable {
             }
         }
         return dispatcher
+    }
+
+    /// How often `signerkit serve` sweeps the journal for transactions left unsent by a request that died.
+    public static let recoveryInterval: Duration = .seconds(30)
+
+    /// The sweep that re-sends what crashed requests journalled but never sent (`nil` without a journal).
+    public var recovery: JournalRecovery? {
+        guard let journal else { return nil }
+        var nodes: [ChainID: any EthereumNode] = [:]
+        for (chain, client) in upstream { nodes[chain] = client }
+        return JournalRecovery(journal: journal, nodes: nodes)
     }
 
     /// The dispatcher new requests use.
@@ -116,6 +140,13 @@ public final class SignerService: Sendable {
     /// the client, the key and the call's position, so a retry of the request re-sends them instead of signing
     /// new ones (the HTTP handler keeps and replays whole answers through the idempotency store).
     public func respond(body: [UInt8], client: ServiceClient, idempotencyKey: String? = nil) async -> ServiceAnswer {
+        await respond(body: body, client: client, idempotencyKey: idempotencyKey, requestID: RequestIDs.next())
+    }
+
+    /// ``respond(body:client:idempotencyKey:)`` for the HTTP request `requestID` (its intent records carry it).
+    func respond(body: [UInt8], client: ServiceClient, idempotencyKey: String?, requestID: String) async
+        -> ServiceAnswer
+    {
         let value: JSONValue
         do { value = try JSONValue(parsing: body) } catch {
             return .single(ServiceCall.answer(id: nil, result: .failure(.parseError("\(error)"))), client: client)
@@ -134,7 +165,7 @@ public final class SignerService: Sendable {
             var records: [CallRecord] = []
             for (index, call) in calls.enumerated() {
                 let callKey = idempotencyKey.map { RequestKey(client: client.name, key: $0, call: index) }
-                let (answer, record) = await answer(call, client: client, requestKey: callKey)
+                let (answer, record) = await answer(call, client: client, requestKey: callKey, requestID: requestID)
                 if let answer { answers.append(answer) }
                 records.append(record)
             }
@@ -142,14 +173,15 @@ public final class SignerService: Sendable {
             return ServiceAnswer(body: body, records: records)
         default:
             let callKey = idempotencyKey.map { RequestKey(client: client.name, key: $0, call: 0) }
-            let (answer, record) = await answer(value, client: client, requestKey: callKey)
+            let (answer, record) = await answer(value, client: client, requestKey: callKey, requestID: requestID)
             return ServiceAnswer(body: answer.map { Array($0.serialized.utf8) }, records: [record])
         }
     }
 
     /// One call's answer object (`nil` for a notification) and its record.
-    func answer(_ value: JSONValue, client: ServiceClient, requestKey: RequestKey?) async -> (JSONValue?, CallRecord) {
-        let clock = ContinuousClock()
+    func answer(_ value: JSONValue, client: ServiceClient, requestKey: RequestKey?, requestID: String) async -> (
+        JSONValue?, CallRecord
+    ) {
         let start = clock.now
         switch ServiceCall.read(value) {
         case .failure(let error):
@@ -158,6 +190,7 @@ public final class SignerService: Sendable {
             return (ServiceCall.answer(id: value["id"], result: .failure(error)), record)
         case .success(let call):
             var record = CallRecord(client: client.name, method: call.method)
+            record.requestID = requestID
             let result = await perform(call, client: client, requestKey: requestKey, record: &record)
             record.duration = clock.now - start
             switch result {

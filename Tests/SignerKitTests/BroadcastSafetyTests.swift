@@ -189,18 +189,36 @@ struct BroadcastSafetyTests {
         faulty.set("eth_getTransactionByHash", .unreachable)
         let broken = RpcDispatcher(nodes: [setup.chain: faulty], configuration: DispatchConfiguration(journal: journal))
         try broken.register(setup.key)
+        let payment = setup.transfer(9)
         let error = await #expect(throws: DispatchError.self) {
-            try await broken.sign(actions: [setup.transfer(9)], idempotencyKey: "order-42")
+            try await broken.sign(actions: [payment], idempotencyKey: "order-42")
         }
         let listed = try #require(error?.broadcast[0])
         #expect(try await setup.minedCount() == 0, "it never reached the node")
 
-        // Same key, actions rebuilt (a fresh recipient: other bytes): the journalled bytes are sent, unchanged.
+        // Same key, another payment (a fresh recipient): refused, never answered with the first transaction and
+        // never signed.
+        let recorder = RecordingSigner(setup.key)
         let healthy = RpcDispatcher(
             nodes: [setup.chain: setup.client], configuration: DispatchConfiguration(journal: journal))
-        try healthy.register(setup.key)
-        let retried = try await healthy.sign(actions: [setup.transfer(9)], idempotencyKey: "order-42")
+        try healthy.register(recorder)
+        let reused = await #expect(throws: DispatchError.self) {
+            try await healthy.sign(actions: [setup.transfer(9)], idempotencyKey: "order-42")
+        }
+        guard case .idempotencyKeyReused(let journalled, let reason)? = reused?.kind else {
+            Issue.record("expected idempotencyKeyReused, got \(String(describing: reused))")
+            return
+        }
+        #expect(journalled == listed && reason.contains("to"), "\(reason)")
+        #expect(recorder.signed.isEmpty)
+
+        // Same key, the same payment rebuilt (other JSON text, same fields): the journalled bytes are sent.
+        let rebuilt = WalletRpcAction(
+            chainId: payment.chainId, method: payment.method,
+            params: try JSONValue(parsing: payment.params).serialized + " ")
+        let retried = try await healthy.sign(actions: [rebuilt], idempotencyKey: "order-42")
         #expect(try Self.hash(retried.results[0]) == listed)
+        #expect(recorder.signed.isEmpty, "nothing was signed again")
         #expect(try await setup.minedCount() == 1)
         let mined = try #require(try await setup.client.transactionByHash(listed))
         #expect(mined["value"]?.stringValue == "0x9")

@@ -32,9 +32,11 @@ private final class ReservingJournal: TransactionJournal {
         try await file.resolve(hashes, as: outcome)
     }
 
-    func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry? {
-        try await file.unresolvedEntry(for: identity)
+    func entry(for identity: ActionIdentity, includingReported: Bool) async throws(JournalError) -> JournalEntry? {
+        try await file.entry(for: identity, includingReported: includingReported)
     }
+
+    func unresolvedEntries() async throws(JournalError) -> [JournalEntry] { try await file.unresolvedEntries() }
 
     func highestNonce(chain: ChainID, account: Address) async throws(JournalError) -> UInt256? {
         try await file.highestNonce(chain: chain, account: account)

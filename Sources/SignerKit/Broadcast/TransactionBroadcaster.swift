@@ -92,9 +92,8 @@ enum TransactionBroadcaster {
     /// that cannot be read fails at once.
     static func confirm(
         _ hash: Bytes32, account: Address, node: any EthereumNode, deadline: ContinuousClock.Instant,
-        pollInterval: Duration
+        pollInterval: Duration, clock: any SignerClock
     ) async throws(KindFailure) {
-        let clock = ContinuousClock()
         while true {
             let answer = await receipt(hash, from: node)
             if case .failure(let error) = answer, case .invalidResponse = error {
@@ -114,7 +113,7 @@ enum TransactionBroadcaster {
             let now = clock.now
             guard now < deadline else { throw KindFailure(.transactionNotMined(hash)) }
             do {
-                try await Task.sleep(until: min(now.advanced(by: max(pollInterval, .milliseconds(1))), deadline))
+                try await clock.sleep(until: min(now.advanced(by: max(pollInterval, .milliseconds(1))), deadline))
             } catch {
                 throw KindFailure(.cancelled)
             }
@@ -132,7 +131,7 @@ enum TransactionBroadcaster {
     }
 
     /// Whether the node knows the transaction (pending or mined).
-    private static func isKnown(_ hash: Bytes32, by node: any EthereumNode) async -> Bool {
+    static func isKnown(_ hash: Bytes32, by node: any EthereumNode) async -> Bool {
         await NodeCall.shielded { () async -> Bool in
             do throws(NodeError) { return try await node.transactionByHash(hash) != nil } catch { return false }
         }

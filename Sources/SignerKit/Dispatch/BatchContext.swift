@@ -15,6 +15,8 @@ final class BatchContext: Sendable {
     let journal: (any TransactionJournal)?
     /// The journal identity of each `eth_sendTransaction` action, by index.
     let identities: [Int: ActionIdentity]
+    /// Whether the identities come from the caller's idempotency key (else from the actions' bytes).
+    let keyed: Bool
     /// Policies that judge a transaction once nonce, gas and fees are filled.
     let filledTransactionPolicies: [any FilledTransactionPolicy]
 
@@ -23,11 +25,12 @@ final class BatchContext: Sendable {
     private let journalled = Mutex<Set<Int>>([])
 
     init(
-        journal: (any TransactionJournal)?, identities: [Int: ActionIdentity],
+        journal: (any TransactionJournal)?, identities: [Int: ActionIdentity], keyed: Bool,
         filledTransactionPolicies: [any FilledTransactionPolicy]
     ) {
         self.journal = journal
         self.identities = identities
+        self.keyed = keyed
         self.filledTransactionPolicies = filledTransactionPolicies
     }
 
@@ -56,4 +59,18 @@ final class BatchContext: Sendable {
 
     /// The highest nonce used in this batch for `lane`.
     func highestNonce(in lane: NonceLane) -> UInt256? { highestNonces.withLock { $0[lane] } }
+}
+
+/// The journal identities of the batches a dispatcher is running now: an identity known by an action's bytes
+/// is held by one running batch at a time, so an entry in flight is never answered for another request.
+final class LiveIdentities: Sendable {
+    private let held = Mutex<Set<ActionIdentity>>([])
+
+    /// Holds `identity`; `false` when a running batch holds it already.
+    func claim(_ identity: ActionIdentity) -> Bool { held.withLock { $0.insert(identity).inserted } }
+
+    /// Lets these identities go (keyed identities that were never claimed are ignored).
+    func release(_ identities: some Sequence<ActionIdentity>) {
+        held.withLock { held in for identity in identities { held.remove(identity) } }
+    }
 }

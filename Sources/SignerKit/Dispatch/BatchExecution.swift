@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import EthereumTransactions
 import Synchronization
 
 /// One failed action: its index and what went wrong. `consequence` marks failures caused by an earlier
@@ -50,8 +51,10 @@ extension RpcDispatcher {
     ) async throws(DispatchError) -> [ActionResult] {
         var jobs = prepared
         let plan = try BatchPlan(jobs.map(\.0), ordersDependentActions: configuration.ordersDependentActions)
+        let identities = claimIdentities(of: jobs.map(\.0), idempotencyKey: idempotencyKey)
+        defer { liveIdentities.release(identities.values) }
         let batch = BatchContext(
-            journal: configuration.journal, identities: identities(of: jobs.map(\.0), idempotencyKey: idempotencyKey),
+            journal: configuration.journal, identities: identities, keyed: idempotencyKey != nil,
             filledTransactionPolicies: filledTransactionPolicies)
         for index in jobs.indices { jobs[index].0.batch = batch }
         let run = BatchRun(jobs: jobs, plan: plan, batch: batch, configuration: configuration, deadline: deadline)
@@ -72,20 +75,28 @@ extension RpcDispatcher {
         }
     }
 
-    /// The journal identity of every `eth_sendTransaction` (none without a journal).
-    private func identities(of requests: [ResolvedRequest], idempotencyKey: String?) -> [Int: ActionIdentity] {
+    /// The journal identity of every `eth_sendTransaction` (none without a journal), each claimed in this
+    /// dispatcher's live identities until the batch ends (the caller releases them).
+    ///
+    /// Without a key an action is known by its bytes: the first occurrence no running batch holds, so two
+    /// identical payments running at once are two payments, while a re-run after a failure finds its entry.
+    private func claimIdentities(of requests: [ResolvedRequest], idempotencyKey: String?) -> [Int: ActionIdentity] {
         guard configuration.journal != nil else { return [:] }
         var identities: [Int: ActionIdentity] = [:]
         var occurrences: [WalletRpcAction: [Address: Int]] = [:]
         for request in requests where request.method == .sendTransaction {
             if let idempotencyKey {
                 identities[request.index] = ActionIdentity(idempotencyKey: idempotencyKey, index: request.index)
-            } else {
-                let occurrence = occurrences[request.action, default: [:]][request.account, default: 0]
-                occurrences[request.action, default: [:]][request.account] = occurrence + 1
-                identities[request.index] = ActionIdentity(
-                    action: request.action, account: request.account, occurrence: occurrence)
+                continue
             }
+            var occurrence = occurrences[request.action, default: [:]][request.account, default: 0]
+            var identity = ActionIdentity(action: request.action, account: request.account, occurrence: occurrence)
+            while !liveIdentities.claim(identity) {
+                occurrence += 1
+                identity = ActionIdentity(action: request.action, account: request.account, occurrence: occurrence)
+            }
+            occurrences[request.action, default: [:]][request.account] = occurrence + 1
+            identities[request.index] = identity
         }
         return identities
     }
@@ -159,12 +170,11 @@ struct BatchRun: Sendable {
             batch.noteBroadcast(hash, at: index)
             let awaited = plan.gates[index] != nil || configuration.confirmsTransactions
             if awaited, let node = request.node {
-                let clock = ContinuousClock()
-                let limit = clock.now.advanced(by: configuration.receiptTimeout)
+                let limit = configuration.clock.now.advanced(by: configuration.receiptTimeout)
                 do throws(TransactionBroadcaster.KindFailure) {
                     try await TransactionBroadcaster.confirm(
                         hash, account: request.account, node: node, deadline: min(limit, deadline ?? limit),
-                        pollInterval: configuration.receiptPollInterval)
+                        pollInterval: configuration.receiptPollInterval, clock: configuration.clock)
                 } catch {
                     throw ActionFailure(index: index, kind: error.kind)
                 }
@@ -180,10 +190,15 @@ struct BatchRun: Sendable {
         let index = request.index
         if request.method == .sendTransaction, let journal = batch.journal, let identity = batch.identities[index] {
             let entry: JournalEntry?
-            do { entry = try await journal.unresolvedEntry(for: identity) } catch {
+            // A keyed action is paid once: its entry answers even after its success was reported.
+            do { entry = try await journal.entry(for: identity, includingReported: batch.keyed) } catch {
                 throw ActionFailure(index: index, kind: .journalFailure(error.description))
             }
             if let entry {
+                if let reason = Self.difference(between: entry, and: request) {
+                    throw ActionFailure(
+                        index: index, kind: .idempotencyKeyReused(journalled: entry.hash, reason: reason))
+                }
                 guard let node = request.node else {
                     throw ActionFailure(index: index, kind: .noNode(request.action.chainId.description))
                 }
@@ -201,6 +216,22 @@ struct BatchRun: Sendable {
         case .success(let result): return result
         case .failure(let error): throw ActionFailure(index: index, kind: Self.kind(of: error))
         }
+    }
+
+    /// Why the journalled transaction of `entry` does not answer `request` (another recipient, value, data,
+    /// chain, sender or given field), or `nil` when it does.
+    private static func difference(between entry: JournalEntry, and request: ResolvedRequest) -> String? {
+        guard case .transaction(let transaction, let feesOpen) = request.payload else { return "not a transaction" }
+        let signed: SignedTransaction
+        do { signed = try SignedTransaction.decode(raw: entry.rawTransaction) } catch {
+            return "the journalled transaction does not decode: \(error)"
+        }
+        do throws(ResultVerifier.Failure) {
+            try ResultVerifier.verify(signed, matches: transaction, feesOpen: feesOpen, for: request)
+        } catch {
+            return error.description
+        }
+        return nil
     }
 
     /// Calls one backend, turning its error into a value.

@@ -31,6 +31,10 @@ public struct DispatchConfiguration: Sendable {
     /// deadlines are judged against). Previews are computed when actions are resolved, before policies.
     public var previewer: SigningPreviewer = SigningPreviewer()
 
+    /// What every wait of a batch reads: receipt deadlines and polls, waits for dependent actions
+    /// (``SystemClock`` unless a test or an application gives another).
+    public var clock: any SignerClock = SystemClock()
+
     /// How many actions are resolved (parsed, hashed, previewed and checked) at once in a larger batch, or
     /// `nil` for one per active core. Results are in action order whatever the number.
     public var resolutionWorkers: Int?

@@ -47,6 +47,9 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case noNode(String)
         /// The action list is empty.
         case emptyActionList
+        /// The idempotency key (and position) already paid for another transaction, `journalled`: the action
+        /// asks for something else (the text says what differs), so it is neither signed nor answered with it.
+        case idempotencyKeyReused(journalled: Bytes32, reason: String)
     }
 
     /// Index of the action in the list (nil for list-level problems).
@@ -109,6 +112,8 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case .cancelled: text = "cancelled"
         case .noNode(let chain): text = "no Ethereum node configured for \(chain)"
         case .emptyActionList: text = "no actions to sign"
+        case .idempotencyKeyReused(let hash, let reason):
+            text = "the idempotency key was used for transaction \(hash), which is not this action: \(reason)"
         }
         return prefix.isEmpty ? text : "\(prefix): \(text)"
     }

@@ -46,6 +46,8 @@ public final class RpcDispatcher: Sendable {
     }
 
     private let routes = Mutex<[Address: [Route]]>([:])
+    /// The byte-identified journal identities of the batches running now.
+    let liveIdentities = LiveIdentities()
     let policies: [any ActionPolicy]
     let filledTransactionPolicies: [any FilledTransactionPolicy]
     let batchPolicies: [any BatchPolicy]

@@ -2,7 +2,10 @@ import EthereumPrimitives
 
 /// What the transaction journal recognises an action by across runs: from the caller's idempotency key
 /// and the action's position, or, without a key, from the action's own bytes, its account and chain
-/// (and how many identical actions come before it in the batch).
+/// (and how many identical actions come before it in the batch). A journalled transaction answers an action
+/// only when it is what the action asks for (the dispatcher checks sender, chain, recipient, value, data and
+/// every field the action gave): a key reused for another payment is refused, never answered with the
+/// first one's transaction.
 public struct ActionIdentity: Sendable, Hashable, CustomStringConvertible {
     /// Keccak-256 of the identity's inputs (domain-separated, length-prefixed).
     public let digest: Bytes32

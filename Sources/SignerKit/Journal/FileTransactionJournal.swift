@@ -52,10 +52,19 @@ public final class FileTransactionJournal: TransactionJournal {
         }
     }
 
-    /// The newest unresolved entry for `identity`.
-    public func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry? {
+    /// The newest entry for `identity` that is unresolved or, when `includingReported`, reported.
+    public func entry(for identity: ActionIdentity, includingReported: Bool) async throws(JournalError)
+        -> JournalEntry?
+    {
         try await queue.perform { () throws(JournalError) in
-            try self.withLockedFile { (_, state) in state.unresolved(for: identity) }
+            try self.withLockedFile { (_, state) in state.latest(for: identity, includingReported: includingReported) }
+        }
+    }
+
+    /// Every unresolved entry, in file order.
+    public func unresolvedEntries() async throws(JournalError) -> [JournalEntry] {
+        try await queue.perform { () throws(JournalError) in
+            try self.withLockedFile { (_, state) in state.unresolved }
         }
     }
 

@@ -98,10 +98,20 @@ struct JournalState: Sendable {
         }
     }
 
-    /// The newest unresolved entry for `identity`.
-    func unresolved(for identity: ActionIdentity) -> JournalEntry? {
-        entries.last { $0.identity == identity && outcomes[$0.hash] == nil }
+    /// The newest entry for `identity` that is unresolved or, when `includingReported`, reported.
+    func latest(for identity: ActionIdentity, includingReported: Bool) -> JournalEntry? {
+        entries.last { entry in
+            guard entry.identity == identity else { return false }
+            switch outcomes[entry.hash] {
+            case nil: return true
+            case .reported?: return includingReported
+            case .rejected?: return false
+            }
+        }
     }
+
+    /// Every unresolved entry, in file order.
+    var unresolved: [JournalEntry] { entries.filter { outcomes[$0.hash] == nil } }
 
     /// The unresolved entry that holds `nonce` for `account` on `chain`.
     func unresolvedHolder(of nonce: UInt256, chain: ChainID, account: Address) -> JournalEntry? {

@@ -76,8 +76,14 @@ public protocol TransactionJournal: Sendable {
     /// Marks the entries with these hashes as resolved with `outcome`.
     func resolve(_ hashes: [Bytes32], as outcome: JournalOutcome) async throws(JournalError)
 
-    /// The newest unresolved entry for `identity`, if any.
-    func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry?
+    /// The newest entry for `identity` that is unresolved or, when `includingReported`, reported: never a
+    /// rejected one. A keyed retry asks with `includingReported` (an action named by a key is paid once, even
+    /// after its success was recorded); an action known by its bytes alone asks without (the same bytes later
+    /// are a new payment once the first was reported).
+    func entry(for identity: ActionIdentity, includingReported: Bool) async throws(JournalError) -> JournalEntry?
+
+    /// Every unresolved entry, oldest first: what a recovery sweep re-sends or resolves.
+    func unresolvedEntries() async throws(JournalError) -> [JournalEntry]
 
     /// The highest nonce of any entry for `account` on `chain` that was not ``JournalOutcome/rejected``.
     func highestNonce(chain: ChainID, account: Address) async throws(JournalError) -> UInt256?
@@ -100,6 +106,11 @@ public protocol TransactionJournal: Sendable {
 }
 
 extension TransactionJournal {
+    /// The newest unresolved entry for `identity`, if any.
+    public func unresolvedEntry(for identity: ActionIdentity) async throws(JournalError) -> JournalEntry? {
+        try await entry(for: identity, includingReported: false)
+    }
+
     /// One past the highest journalled nonce when that is above `floor`, else `floor` (no reservation is kept).
     public func reserveNonce(chain: ChainID, account: Address, atLeast floor: UInt256, lease: Duration)
         async throws(JournalError) -> UInt256
