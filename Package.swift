@@ -232,7 +232,7 @@ let package = Package(
         // store builder, the local EVM node, the fault-injecting proxy, child processes).
         .target(
             name: "SignerKitTestSupport",
-            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SoftwareSigner", "SignerKit"],
+            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SoftwareSigner"],
             path: "Tests/SignerKitTestSupport",
             resources: [.copy("Vectors")],
             swiftSettings: strictSwift

@@ -1,4 +1,4 @@
-import SignerKit
+import EthereumPrimitives
 import Synchronization
 
 /// A ``SignerClock`` that moves only when a test says so: ``advance(by:)`` wakes every sleeper whose deadline
