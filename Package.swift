@@ -300,7 +300,7 @@ let package = Package(
             name: "SignerKitCommandsTests",
             dependencies: [
                 "SignerKitCommands", "EthereumPrimitives", "SignerKitHTTP", "SignerKitTestSupport", "WalletConnectPay",
-                "WalletConnectPayTesting", "Secp256k1", "SignerKitSQLite",
+                "WalletConnectPayTesting", "Secp256k1", "SignerKitSQLite", "SignerKitSupport",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift

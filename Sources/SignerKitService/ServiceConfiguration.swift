@@ -271,6 +271,13 @@ public struct ServiceLimits: Sendable, Equatable {
     public var requestTimeout: Duration = .seconds(30)
     /// Most calls in one JSON-RPC batch (`maxBatchSize`, default 100).
     public var maxBatchSize: Int = 100
+    /// How long a claim on an idempotency key lasts when its holder dies (`idempotencyLeaseMs`; default three
+    /// request timeouts plus a minute, at least two request timeouts): a retry of a key whose instance was
+    /// killed runs once the claim has lapsed.
+    public var idempotencyLease: Duration?
+
+    /// ``idempotencyLease`` as configured, or three request timeouts plus a minute.
+    public var effectiveIdempotencyLease: Duration { idempotencyLease ?? requestTimeout * 3 + .seconds(60) }
 
     /// The defaults.
     public init() {}
@@ -278,8 +285,11 @@ public struct ServiceLimits: Sendable, Equatable {
     init(json: JSONValue, reader: ConfigurationReader) throws(ServiceConfigurationError) {
         let object = try reader.object(json, "limits")
         try reader.onlyMembers(
-            object, ["maxBodyBytes", "maxConcurrentRequests", "maxConnections", "requestTimeoutMs", "maxBatchSize"],
-            "limits")
+            object,
+            [
+                "maxBodyBytes", "maxConcurrentRequests", "maxConnections", "requestTimeoutMs", "maxBatchSize",
+                "idempotencyLeaseMs",
+            ], "limits")
         if let value = object["maxBodyBytes"] {
             maxBodyBytes = try reader.integer(value, "limits.maxBodyBytes", in: 256...(64 << 20))
         }
@@ -294,6 +304,16 @@ public struct ServiceLimits: Sendable, Equatable {
         }
         if let value = object["maxBatchSize"] {
             maxBatchSize = try reader.integer(value, "limits.maxBatchSize", in: 1...10_000)
+        }
+        if let value = object["idempotencyLeaseMs"] {
+            let lease = Duration.milliseconds(
+                try reader.integer(value, "limits.idempotencyLeaseMs", in: 1...86_400_000))
+            guard lease >= requestTimeout * 2 else {
+                throw .init(
+                    path: "limits.idempotencyLeaseMs",
+                    problem: "must be at least two request timeouts (a claim must outlive its request)")
+            }
+            idempotencyLease = lease
         }
     }
 }

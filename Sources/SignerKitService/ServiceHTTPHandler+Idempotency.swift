@@ -43,6 +43,7 @@ extension ServiceHTTPHandler {
             do {
                 if completed {
                     try await store.complete(client: client.name, key: storeKey, answer: response.body)
+                    CrashPoint.reached(.answerStored)
                 } else {
                     try await store.release(client: client.name, key: storeKey)
                 }

@@ -47,10 +47,10 @@ enum IdempotencyNames {
 }
 
 extension SignerService {
-    /// How long a claim on an idempotency key lasts: longer than any request may run (three request timeouts
-    /// and a minute), so a retry never runs beside a live first attempt; a claim whose instance died lapses
-    /// after it.
-    var idempotencyLease: Duration { configuration.limits.requestTimeout * 3 + .seconds(60) }
+    /// How long a claim on an idempotency key lasts: longer than any request may run (by default three request
+    /// timeouts and a minute), so a retry never runs beside a live first attempt; a claim whose instance died
+    /// lapses after it.
+    var idempotencyLease: Duration { configuration.limits.effectiveIdempotencyLease }
 
     /// Runs `body` once per `key`: a retry with the same actions gets the stored answer, one while the first
     /// runs is told to wait, one with other actions is refused. Only a success is stored; after a failure the

@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitSupport
 
 extension SignerService {
     /// The signing methods and the wallet RPC method each becomes.
@@ -164,6 +165,7 @@ extension SignerService {
             guard await audit.append([intent], requestID: record.requestID, at: Date()) else {
                 return .failure(.auditUnavailable)
             }
+            CrashPoint.reached(.auditIntent)
         }
         // Without a key a call is a payment of its own: its transactions are journalled under an identity no
         // other request has (identical keyless payments, on any instance, are two payments).

@@ -59,6 +59,9 @@ public final class SignerService: Sendable {
         dispatchConfiguration.previewer = previewer
         dispatchConfiguration.journal = journal
         dispatchConfiguration.clock = clock
+        // A request's reservation is recorded or released within the request; one whose process died is free
+        // again soon after.
+        dispatchConfiguration.nonceReservationLease = configuration.limits.requestTimeout * 2
         self.dispatchConfiguration = dispatchConfiguration
         let dispatcher = try Self.dispatcher(
             signers: signers, upstream: upstream, configuration: dispatchConfiguration, policies: policies)

@@ -19,13 +19,16 @@ final class ServiceProcess: Sendable {
     /// The wait is long (120 s) because a service with an upstream asks the node for its chain id before it
     /// listens, and a loaded machine running the whole suite (several Python EVM nodes starting at once)
     /// once took 30 s for that; a ready service is seen within 20 ms.
-    static func start(config: String) async throws -> ServiceProcess {
+    static func start(config: String, environment: [String: String] = [:]) async throws -> ServiceProcess {
         let binary = try #require(Binary.url)
         let stderrPath = config + ".stderr"
         #expect(FileManager.default.createFile(atPath: stderrPath, contents: nil))
         let process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--config", config]
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice
         try ChildProcess.run(process)
@@ -65,6 +68,15 @@ final class ServiceProcess: Sendable {
             return nil
         }
         return process.terminationStatus
+    }
+
+    /// Waits up to `limit` for the process to end by itself; its termination (`nil` while it still runs).
+    func awaitExit(within limit: Duration) async -> (status: Int32, reason: Process.TerminationReason)? {
+        guard let running = process.withLock({ $0 }) else { return nil }
+        let exited = await ChildProcess.onThread { ChildProcess.awaitExit(running, within: limit) }
+        guard exited else { return nil }
+        process.withLock { $0 = nil }
+        return (running.terminationStatus, running.terminationReason)
     }
 
     /// Sends `signal` (e.g. SIGHUP) to the running service.

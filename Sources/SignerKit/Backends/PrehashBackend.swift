@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import EthereumTransactions
+import SignerKitSupport
 
 /// Turns any ``PrehashSigner`` into a whole-method backend: SignerKit does all Ethereum encoding and
 /// hashing, the key only signs 32-byte digests. Registered by ``RpcDispatcher/register(_:chains:methods:)``.
@@ -56,18 +57,21 @@ public struct PrehashBackend: WalletRpcSigner {
             try await TransactionFiller.fill(
                 transactionRequest, feesOpen: feesOpen, from: account, node: node, nonceFloor: floor)
         }
+        CrashPoint.reached(.filled)
         // A node-filled nonce is reserved in the journal, so signers sharing it never pick the same one.
         var reservation: NonceReservation?
         if transactionRequest.nonce == nil, let journal = request.batch?.journal, let proposed = filled.nonce {
             let nonce: UInt256
             do {
                 nonce = try await journal.reserveNonce(
-                    chain: lane.chain, account: account, atLeast: proposed, lease: NonceReservation.lease)
+                    chain: lane.chain, account: account, atLeast: proposed,
+                    lease: request.batch?.nonceReservationLease ?? .seconds(120))
             } catch {
                 throw .underlying("transaction journal", error: error)
             }
             filled.nonce = nonce
             reservation = NonceReservation(journal: journal, lane: lane, nonce: nonce)
+            CrashPoint.reached(.reserved)
         }
         do {
             return try await signFilled(
@@ -94,6 +98,7 @@ public struct PrehashBackend: WalletRpcSigner {
             }
         }
         let signed = try await key.signTransaction(transaction)
+        CrashPoint.reached(.signed)
         request.batch?.noteNonce(transaction.nonce, in: lane)
         // eth_signTransaction: the dispatcher verifies the raw transaction like any backend's.
         guard request.method == .sendTransaction else { return .rawTransaction(signed.rawTransaction) }
@@ -104,6 +109,7 @@ public struct PrehashBackend: WalletRpcSigner {
         do { try ResultVerifier.verify(signed, matches: transactionRequest, feesOpen: feesOpen, for: request) } catch {
             throw .verificationFailed(error.description)
         }
+        CrashPoint.reached(.verified)
         // Another action of the batch failed while this one was being filled and signed: do not broadcast.
         guard !Task.isCancelled else { throw .backendFailure("not broadcast: the batch was cancelled") }
         return .transactionHash(try await TransactionBroadcaster.broadcast(signed, for: request, node: node))

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import EthereumTransactions
+import SignerKitSupport
 
 /// Sends transactions so that none is ever lost or doubled: journalled before it is sent, its hash listed
 /// as broadcast before the node is asked, and a send whose answer is lost resolved by asking the node
@@ -29,6 +30,7 @@ enum TransactionBroadcaster {
                 throw .underlying("transaction journal (not broadcast)", error: error)
             }
             request.batch?.noteJournalled(at: request.index)
+            CrashPoint.reached(.journalled)
         }
         request.batch?.noteBroadcast(hash, at: request.index)
         let raw = signed.rawTransaction
@@ -39,6 +41,7 @@ enum TransactionBroadcaster {
         }
         switch answer {
         case .success(let answered):
+            CrashPoint.reached(.broadcast)
             guard answered == hash else {
                 throw .verificationFailed(
                     "the node answered hash \(answered) for the transaction whose hash is \(hash)")

@@ -19,6 +19,8 @@ final class BatchContext: Sendable {
     let keyed: Bool
     /// Policies that judge a transaction once nonce, gas and fees are filled.
     let filledTransactionPolicies: [any FilledTransactionPolicy]
+    /// How long a nonce reservation of this batch holds if its signer dies.
+    let nonceReservationLease: Duration
 
     private let highestNonces = Mutex<[NonceLane: UInt256]>([:])
     private let broadcasts = Mutex<[Int: Bytes32]>([:])
@@ -26,8 +28,9 @@ final class BatchContext: Sendable {
 
     init(
         journal: (any TransactionJournal)?, identities: [Int: ActionIdentity], keyed: Bool,
-        filledTransactionPolicies: [any FilledTransactionPolicy]
+        filledTransactionPolicies: [any FilledTransactionPolicy], nonceReservationLease: Duration
     ) {
+        self.nonceReservationLease = nonceReservationLease
         self.journal = journal
         self.identities = identities
         self.keyed = keyed

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import EthereumTransactions
+import SignerKitSupport
 import Synchronization
 
 /// One failed action: its index and what went wrong. `consequence` marks failures caused by an earlier
@@ -55,7 +56,8 @@ extension RpcDispatcher {
         defer { liveIdentities.release(identities.values) }
         let batch = BatchContext(
             journal: configuration.journal, identities: identities, keyed: idempotencyKey != nil,
-            filledTransactionPolicies: filledTransactionPolicies)
+            filledTransactionPolicies: filledTransactionPolicies,
+            nonceReservationLease: configuration.nonceReservationLease)
         for index in jobs.indices { jobs[index].0.batch = batch }
         let run = BatchRun(jobs: jobs, plan: plan, batch: batch, configuration: configuration, deadline: deadline)
         let results = await run.results()
@@ -65,6 +67,7 @@ extension RpcDispatcher {
                 // The caller receives the bundle now: these transactions are history. If marking fails, a
                 // retry re-sends the same bytes (or reads their receipt): never a second payment.
                 try? await journal.resolve(Array(batch.broadcastTransactions.values), as: .reported)
+                CrashPoint.reached(.reported)
             }
             return results
         case .failure(let failure):
@@ -178,6 +181,7 @@ struct BatchRun: Sendable {
                 } catch {
                     throw ActionFailure(index: index, kind: error.kind)
                 }
+                CrashPoint.reached(.mined)
             }
         }
         return result

@@ -31,6 +31,12 @@ public struct DispatchConfiguration: Sendable {
     /// deadlines are judged against). Previews are computed when actions are resolved, before policies.
     public var previewer: SigningPreviewer = SigningPreviewer()
 
+    /// How long a nonce reservation holds when its signer neither records nor releases it (a process that
+    /// died between reserving and journalling): longer than filling, policies and a signature take, short
+    /// enough that a dead signer's nonce is soon free again (two minutes by default; the signer service uses
+    /// two request timeouts).
+    public var nonceReservationLease: Duration = .seconds(120)
+
     /// What every wait of a batch reads: receipt deadlines and polls, waits for dependent actions
     /// (``SystemClock`` unless a test or an application gives another).
     public var clock: any SignerClock = SystemClock()

@@ -3,10 +3,6 @@ import EthereumPrimitives
 /// A nonce a backend reserved in the journal for a transaction it is signing (see
 /// ``TransactionJournal/reserveNonce(chain:account:atLeast:lease:)``).
 struct NonceReservation: Sendable {
-    /// How long a reservation holds when its signer neither records nor releases it: longer than filling,
-    /// policies and an HSM signature take, short enough that a dead signer's nonce is soon free again.
-    static let lease: Duration = .seconds(120)
-
     let journal: any TransactionJournal
     let lane: NonceLane
     let nonce: UInt256

@@ -1,0 +1,99 @@
+import EthereumPrimitives
+import EthereumRPC
+import Foundation
+import SignerKitHTTP
+import SignerKitSupport
+import SignerKitTestSupport
+import Testing
+
+/// Crash tests that do not depend on luck (issue 30): a `signerkit serve` (debug build, with the
+/// `SIGNERKIT_CRASH_AT` hook) is killed with SIGKILL at each named step of a payment in turn, restarted, and
+/// retried — with the same key, with the same key and another body, and with no key — and the chain is
+/// checked: at most one transaction per key, no success told that is not on chain, no account left stalled.
+@Suite(
+    "signerkit serve: killed at every step of a payment",
+    .enabled(if: Binary.url != nil, "the signerkit executable is not next to the test bundle"))
+struct CrashStepTests {
+    static let payee = "0x00000000000000000000000000000000000000aa"
+    static let otherPayee = "0x00000000000000000000000000000000000000bb"
+    static let thirdPayee = "0x00000000000000000000000000000000000000cc"
+    let transport = CurlHTTPTransport()
+
+    static func payment(_ wei: Int, to: String) -> String {
+        #"{"jsonrpc":"2.0","id":1,"method":"eth_sendTransaction","params":[{"from":"\#(Actions.address)","to":"\#(to)","value":"0x\#(String(wei, radix: 16))"}]}"#
+    }
+
+    /// POSTs `body` (with `key` as its Idempotency-Key); `nil` when the connection broke (the service died).
+    func post(_ service: ServiceProcess, _ body: String, key: String?) async -> HTTPResponse? {
+        var headers = [
+            HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", "Bearer \(ServeTests.token)"),
+        ]
+        if let key { headers.append(HTTPHeader("Idempotency-Key", key)) }
+        let request = HTTPRequest(
+            method: "POST", url: service.url, headers: headers, body: Array(body.utf8), timeout: .seconds(60))
+        return try? await transport.send(request)
+    }
+
+    /// The transaction hash of a 200 answer.
+    static func hash(_ response: HTTPResponse?) -> String? {
+        guard let response, response.status == 200 else { return nil }
+        return (try? JSONValue(parsing: response.body))?["result"]?.stringValue
+    }
+
+    @Test(
+        "killed at a step, restarted: the key's retry is one transaction, told as on chain; no stall",
+        arguments: CrashStep.allCases)
+    func killedAt(step: CrashStep) async throws {
+        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
+        defer { node.stop() }
+        let chain = JSONRPCClient(url: node.url)
+        let directory = try TemporaryDirectory()
+        // Short limits so a dead instance's idempotency claim (4 s) and nonce reservation (2 s) lapse soon.
+        let config = try ServeTests.config(
+            directory,
+            #", "upstream": {"eip155:2021": "\#(node.url.absoluteString)"}, "auditLog": "audit.jsonl", "limits": {"requestTimeoutMs": 1000, "idempotencyLeaseMs": 4000}"#
+        )
+        let body = Self.payment(111, to: Self.payee)
+
+        let doomed = try await ServiceProcess.start(config: config, environment: ["SIGNERKIT_CRASH_AT": step.rawValue])
+        let lost = await post(doomed, body, key: "order-1")
+        let ended = await doomed.awaitExit(within: .seconds(60))
+        try #require(
+            ended?.reason == .uncaughtSignal && ended?.status == SIGKILL,
+            "\(step): not killed: \(String(describing: ended)), answered \(String(describing: lost?.status))")
+
+        let service = try await ServiceProcess.start(config: config)
+        defer { _ = service.stop() }
+        // A retry while the dead instance's claim lives is told to wait (409); then it runs once.
+        var retried: HTTPResponse?
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        repeat {
+            retried = await post(service, body, key: "order-1")
+            // The claim's lease is measured by the store's clock: this waits for real time, bounded.
+            if retried?.status == 409 { try await Task.sleep(for: .milliseconds(200)) }
+        } while retried?.status == 409 && ContinuousClock.now < deadline
+        let told = try #require(
+            Self.hash(retried),
+            "\(step): retry answered \(String(describing: retried?.status)) \(String(decoding: retried?.body ?? [], as: UTF8.self))"
+        )
+        let receipt = try #require(
+            try await chain.transactionReceipt(try Bytes32(hex: told)), "\(step): told \(told), not on chain")
+        #expect(receipt.succeeded)
+        #expect(
+            try await chain.transactionCount(of: try Address(Actions.address), block: .latest) == 1,
+            "\(step): one key, one transaction")
+
+        // The same key with another body: refused, nothing sent.
+        let reused = await post(service, Self.payment(999, to: Self.otherPayee), key: "order-1")
+        #expect(reused?.status == 422, "\(step): \(String(describing: reused?.status))")
+        // A payment without a key is mined at once: nothing stalls the account.
+        let fresh = try #require(
+            Self.hash(await post(service, Self.payment(5, to: Self.thirdPayee), key: nil)),
+            "\(step): the next payment failed")
+        #expect(try await chain.transactionReceipt(try Bytes32(hex: fresh))?.succeeded == true)
+        #expect(try await chain.transactionCount(of: try Address(Actions.address), block: .latest) == 2, "\(step)")
+        let audit = try String(contentsOfFile: directory.path("audit.jsonl"), encoding: .utf8)
+        let intents = audit.split(separator: "\n").filter { $0.contains(#""outcome":"intent""#) }.count
+        #expect(intents >= 2, "\(step): every signing call wrote its intent first: \(audit)")
+    }
+}
