@@ -60,24 +60,24 @@ struct BroadcastSafetyTests {
         let setup = try await Setup.start()
         defer { setup.evm.stop() }
         let recorder = RecordingSigner(setup.key)
-        let dispatcher = RpcDispatcher(
-            nodes: [setup.chain: setup.client],
-            configuration: DispatchConfiguration(receiptPollInterval: .milliseconds(50)))
+        let clock = ManualClock()
+        var configuration = DispatchConfiguration(receiptPollInterval: .milliseconds(50))
+        configuration.clock = clock
+        let dispatcher = RpcDispatcher(nodes: [setup.chain: setup.client], configuration: configuration)
         try dispatcher.register(recorder)
         let typedData = Actions.typedData(setup.key.address, chain: setup.chain, chainIdJSON: nil)
         let typedDigest = try MailExample.digest(chainIdJSON: nil)
 
         try await setup.automine(false)
         let batch = Task { try await dispatcher.sign(actions: [setup.transfer(5), typedData]) }
-        // The approve is signed and broadcast, then sits unmined: the typed data must wait.
-        let clock = ContinuousClock()
-        let patience = clock.now.advanced(by: .seconds(20))
-        while recorder.signed.isEmpty && clock.now < patience { try await Task.sleep(for: .milliseconds(20)) }
-        try await Task.sleep(for: .milliseconds(800))
+        // The approve is signed and broadcast, then sits unmined: its receipt poll sleeps on the clock, and
+        // the typed data waits for it.
+        await clock.sleepers(atLeast: 1)
         #expect(recorder.signed.count == 1, "only the transaction is signed while it is unmined")
         #expect(!recorder.signed.contains(typedDigest))
 
         _ = try await setup.evm.call("evm_mine", [])
+        clock.advance(by: .milliseconds(50))
         let signed = try await batch.value
         #expect(recorder.signed.count == 2)
         #expect(recorder.signed.last == typedDigest)
@@ -93,20 +93,21 @@ struct BroadcastSafetyTests {
         let setup = try await Setup.start()
         defer { setup.evm.stop() }
         let recorder = RecordingSigner(setup.key)
-        let dispatcher = RpcDispatcher(
-            nodes: [setup.chain: setup.client],
-            configuration: DispatchConfiguration(receiptTimeout: .seconds(30), receiptPollInterval: .milliseconds(50)))
+        let clock = ManualClock()
+        var configuration = DispatchConfiguration(receiptTimeout: .seconds(30), receiptPollInterval: .milliseconds(50))
+        configuration.clock = clock
+        let dispatcher = RpcDispatcher(nodes: [setup.chain: setup.client], configuration: configuration)
         try dispatcher.register(recorder)
         try await setup.automine(false)
-        let clock = ContinuousClock()
-        let started = clock.now
         // The caller's deadline (1 s) wins over the dispatcher's receipt timeout (30 s).
-        let error = await #expect(throws: DispatchError.self) {
-            try await dispatcher.sign(
-                actions: [setup.transfer(), Actions.personal("after", setup.key.address, chain: setup.chain)],
-                deadline: clock.now.advanced(by: .seconds(1)))
+        let actions = [setup.transfer(), Actions.personal("after", setup.key.address, chain: setup.chain)]
+        let deadline = clock.now.advanced(by: .seconds(1))
+        let signing = Task { () async throws(DispatchError) -> SignedActions in
+            try await dispatcher.sign(actions: actions, deadline: deadline)
         }
-        #expect(clock.now - started < .seconds(15))
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(1))
+        let error = await #expect(throws: DispatchError.self) { try await signing.value }
         guard case .transactionNotMined(let hash)? = error?.kind else {
             Issue.record("expected .transactionNotMined, got \(String(describing: error))")
             return

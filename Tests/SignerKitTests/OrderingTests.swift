@@ -40,7 +40,7 @@ struct OrderingTests {
         let counter = CallCounter()
         let dispatcher = RpcDispatcher()
         try dispatcher.register(alpha)
-        try dispatcher.register(DelayedKeyBackend(key: gamma, counter: counter, maximumDelayMilliseconds: 60))
+        try dispatcher.register(DelayedKeyBackend(key: gamma, counter: counter, maximumTurns: 60))
         let batch = (0..<count).map(mixedAction)
         for _ in 0..<3 {
             let signed = try await dispatcher.sign(actions: batch.map(\.action))
@@ -73,7 +73,7 @@ struct OrderingTests {
         let rejections = CallCounter()
         let dispatcher = RpcDispatcher()
         try dispatcher.register(alpha)
-        try dispatcher.register(DelayedKeyBackend(key: gamma, maximumDelayMilliseconds: 30))
+        try dispatcher.register(DelayedKeyBackend(key: gamma, maximumTurns: 30))
         try dispatcher.register(RejectingBackend(account: delta.address, counter: rejections))
         var actions = (0..<8).map { mixedAction($0).action }
         actions[k] = Actions.typedData(delta.address)
@@ -100,8 +100,8 @@ struct OrderingTests {
         ]
         let error = await #expect(throws: DispatchError.self) { try await dispatcher.sign(actions: actions) }
         #expect(error?.index == 1)
-        // The slow backends sleep 30 s; their sleep only ends early (and counts) when they are cancelled,
-        // and sign returns only after every backend has returned: three cancellations mean no waiting.
+        // The slow backends wait until they are cancelled (and count it), and sign returns only after every
+        // backend has returned: three cancellations mean no waiting for them.
         #expect(slow.cancellations.withLock { $0 } == 3)
     }
 
@@ -250,13 +250,16 @@ struct OrderingTests {
     }
 }
 
-/// Counts calls in flight; each call waits until `expected` calls have arrived (or 10 s passed once).
+/// Counts calls in flight; each call waits until `expected` calls have arrived: a barrier without a clock.
+/// If the calls never overlap, the first waits forever and the test cannot finish: the one real wait, a
+/// 60 s bound on that hang (the scheduler is the subject), ends it as a failure instead.
 final class Rendezvous: Sendable {
     private struct State {
         var arrived = 0
         var inFlight = 0
         var maximumInFlight = 0
         var timedOut = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
     let expected: Int
@@ -267,20 +270,34 @@ final class Rendezvous: Sendable {
     var maximumInFlight: Int { state.withLock { $0.maximumInFlight } }
     var timedOut: Bool { state.withLock { $0.timedOut } }
 
-    /// Enters, waits for the others (no wall-clock assumption beyond a generous 10 s), leaves.
+    /// Enters, waits for the others, leaves.
     func meet() async {
-        state.withLock {
-            $0.arrived += 1
-            $0.inFlight += 1
-            $0.maximumInFlight = max($0.maximumInFlight, $0.inFlight)
-        }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while state.withLock({ $0.arrived < expected && !$0.timedOut }) {
-            if ContinuousClock.now > deadline {
-                state.withLock { $0.timedOut = true }
-                break
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let released = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                        state.arrived += 1
+                        state.inFlight += 1
+                        state.maximumInFlight = max(state.maximumInFlight, state.inFlight)
+                        state.waiting.append(continuation)
+                        guard state.arrived >= self.expected || state.timedOut else { return [] }
+                        defer { state.waiting = [] }
+                        return state.waiting
+                    }
+                    for waiter in released { waiter.resume() }
+                }
             }
-            try? await Task.sleep(for: .milliseconds(2))
+            group.addTask {
+                guard (try? await Task.sleep(for: .seconds(60))) != nil else { return }
+                let released = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                    state.timedOut = true
+                    defer { state.waiting = [] }
+                    return state.waiting
+                }
+                for waiter in released { waiter.resume() }
+            }
+            await group.next()
+            group.cancelAll()
         }
         state.withLock { $0.inFlight -= 1 }
     }
@@ -302,7 +319,7 @@ struct RendezvousBackend: WalletRpcSigner {
     }
 }
 
-/// Waits a long time unless cancelled; counts cancellations.
+/// Waits until cancelled; counts cancellations.
 final class SlowCancellableBackend: WalletRpcSigner {
     let key: PrivateKey
     let cancellations = Mutex(0)
@@ -312,15 +329,8 @@ final class SlowCancellableBackend: WalletRpcSigner {
     init(key: PrivateKey) { self.key = key }
 
     func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
-        do {
-            try await Task.sleep(for: .seconds(30))
-        } catch {
-            cancellations.withLock { $0 += 1 }
-            throw .backendFailure("cancelled")
-        }
-        guard case .personalMessage(_, let digest) = request.payload else {
-            throw .unsupportedMethod(request.method.rawValue)
-        }
-        return .signature(key.sign(prehash: digest))
+        await untilCancelled()
+        cancellations.withLock { $0 += 1 }
+        throw .backendFailure("cancelled")
     }
 }

@@ -268,15 +268,18 @@ struct VerificationTests {
         let account = try TestKeys.key(TestKeys.gammaHex).address
         struct SlowBackend: WalletRpcSigner {
             let account: Address
+            let entered: Signal
             var accounts: [Address] { [account] }
             var methods: Set<RpcMethod> { [.personalSign] }
             func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
-                do { try await Task.sleep(for: .seconds(30)) } catch { throw .backendFailure("interrupted") }
-                throw .backendFailure("not reached")
+                entered.fire()
+                await untilCancelled()
+                throw .backendFailure("interrupted")
             }
         }
+        let entered = Signal()
         let dispatcher = RpcDispatcher()
-        try dispatcher.register(SlowBackend(account: account))
+        try dispatcher.register(SlowBackend(account: account, entered: entered))
         let task = Task { () async -> DispatchError? in
             do throws(DispatchError) {
                 _ = try await dispatcher.sign(actions: [Actions.personal("a", account), Actions.personal("b", account)])
@@ -285,7 +288,7 @@ struct VerificationTests {
                 return error
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        await entered.fired()
         task.cancel()
         let error = await task.value
         #expect(error?.kind == .cancelled, "\(String(describing: error))")

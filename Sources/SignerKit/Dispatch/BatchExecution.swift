@@ -47,18 +47,18 @@ extension RpcDispatcher {
     /// transaction to be mined; every result verified; results by index. Marks the batch's journal entries
     /// as reported once every slot is filled.
     func execute(
-        _ prepared: [(ResolvedRequest, any WalletRpcSigner)], idempotencyKey: String?,
+        _ prepared: [RoutedAction], idempotencyKey: String?,
         deadline: ContinuousClock.Instant?
     ) async throws(DispatchError) -> [ActionResult] {
-        var jobs = prepared
-        let plan = try BatchPlan(jobs.map(\.0), ordersDependentActions: configuration.ordersDependentActions)
-        let identities = claimIdentities(of: jobs.map(\.0), idempotencyKey: idempotencyKey)
+        let jobs = prepared
+        let requests = jobs.map(\.request)
+        let plan = try BatchPlan(requests, ordersDependentActions: configuration.ordersDependentActions)
+        let identities = claimIdentities(of: requests, idempotencyKey: idempotencyKey)
         defer { liveIdentities.release(identities.values) }
         let batch = BatchContext(
             journal: configuration.journal, identities: identities, keyed: idempotencyKey != nil,
             filledTransactionPolicies: filledTransactionPolicies,
             nonceReservationLease: configuration.nonceReservationLease)
-        for index in jobs.indices { jobs[index].0.batch = batch }
         let run = BatchRun(jobs: jobs, plan: plan, batch: batch, configuration: configuration, deadline: deadline)
         let results = await run.results()
         switch results {
@@ -73,7 +73,7 @@ extension RpcDispatcher {
         case .failure(let failure):
             let kind: DispatchError.Kind = Task.isCancelled ? .cancelled : failure.kind
             throw DispatchError(
-                index: failure.index, method: jobs[failure.index].0.action.method, kind: kind,
+                index: failure.index, method: jobs[failure.index].request.action.method, kind: kind,
                 broadcast: batch.broadcastTransactions)
         }
     }
@@ -107,7 +107,7 @@ extension RpcDispatcher {
 
 /// One `sign(actions:)` call's execution.
 struct BatchRun: Sendable {
-    let jobs: [(ResolvedRequest, any WalletRpcSigner)]
+    let jobs: [RoutedAction]
     let plan: BatchPlan
     let batch: BatchContext
     let configuration: DispatchConfiguration
@@ -155,7 +155,8 @@ struct BatchRun: Sendable {
     /// Waits for the action's dependency, gets its result (from the journal or the backend), verifies it,
     /// and follows a broadcast transaction to its receipt when that is asked for.
     private func perform(_ index: Int) async throws(ActionFailure) -> ActionResult {
-        let (request, backend) = jobs[index]
+        let job = jobs[index]
+        let request = job.request
         if let dependency = plan.dependencies[index], let gate = plan.gates[dependency] {
             guard await gate.wait() else {
                 throw ActionFailure(
@@ -165,7 +166,7 @@ struct BatchRun: Sendable {
                     consequence: true)
             }
         }
-        let result = try await obtain(request, from: backend)
+        let result = try await obtain(job)
         do throws(ResultVerifier.Failure) { try ResultVerifier.verify(result, for: request) } catch {
             throw ActionFailure(index: index, kind: .verificationFailed(error.description))
         }
@@ -174,12 +175,12 @@ struct BatchRun: Sendable {
             let awaited = plan.gates[index] != nil || configuration.confirmsTransactions
             if awaited, let node = request.node {
                 let limit = configuration.clock.now.advanced(by: configuration.receiptTimeout)
-                do throws(TransactionBroadcaster.KindFailure) {
+                do throws(DispatchError.Kind) {
                     try await TransactionBroadcaster.confirm(
                         hash, account: request.account, node: node, deadline: min(limit, deadline ?? limit),
                         pollInterval: configuration.receiptPollInterval, clock: configuration.clock)
                 } catch {
-                    throw ActionFailure(index: index, kind: error.kind)
+                    throw ActionFailure(index: index, kind: error)
                 }
                 CrashPoint.reached(.mined)
             }
@@ -187,10 +188,10 @@ struct BatchRun: Sendable {
         return result
     }
 
-    /// The action's result: re-sent from an unresolved journal entry when it is a retry, else the backend's.
-    private func obtain(_ request: ResolvedRequest, from backend: any WalletRpcSigner) async throws(ActionFailure)
-        -> ActionResult
-    {
+    /// The action's result: re-sent from its journal entry when it is a retry, else the transaction pipeline's
+    /// for a key's transaction, else the backend's.
+    private func obtain(_ job: RoutedAction) async throws(ActionFailure) -> ActionResult {
+        let request = job.request
         let index = request.index
         if request.method == .sendTransaction, let journal = batch.journal, let identity = batch.identities[index] {
             let entry: JournalEntry?
@@ -208,17 +209,24 @@ struct BatchRun: Sendable {
                 }
                 batch.noteBroadcast(entry.hash, at: index)
                 batch.noteNonce(entry.nonce, in: NonceLane(account: entry.account, chain: entry.chain))
-                do throws(TransactionBroadcaster.KindFailure) {
+                do throws(DispatchError.Kind) {
                     return .transactionHash(
                         try await TransactionBroadcaster.replay(entry, journal: journal, node: node))
                 } catch {
-                    throw ActionFailure(index: index, kind: error.kind)
+                    throw ActionFailure(index: index, kind: error)
                 }
             }
         }
-        switch await Self.outcome(of: backend, for: request) {
+        if let key = job.key, case .transaction(let transaction, let feesOpen) = request.payload {
+            let pipeline = TransactionPipeline(
+                key: key, request: request, batch: batch, transaction: transaction, feesOpen: feesOpen)
+            do throws(DispatchError.Kind) { return try await pipeline.run() } catch {
+                throw ActionFailure(index: index, kind: error)
+            }
+        }
+        switch await Self.outcome(of: job.backend, for: request) {
         case .success(let result): return result
-        case .failure(let error): throw ActionFailure(index: index, kind: Self.kind(of: error))
+        case .failure(let error): throw ActionFailure(index: index, kind: DispatchError.Kind(backendError: error))
         }
     }
 
@@ -249,14 +257,4 @@ struct BatchRun: Sendable {
         do throws(SignerError) { return .success(try await backend.handle(request)) } catch { return .failure(error) }
     }
 
-    /// The dispatch error for a backend's error: policy refusals, failed verifications and journal
-    /// failures keep their own kinds.
-    static func kind(of error: SignerError) -> DispatchError.Kind {
-        switch error {
-        case .policyViolation(let policy, let reason): .policyViolation(policy: policy, reason: reason)
-        case .verificationFailed(let reason): .verificationFailed(reason)
-        case .underlying(_, let underlying as JournalError): .journalFailure(underlying.description)
-        default: .backend(error)
-        }
-    }
 }

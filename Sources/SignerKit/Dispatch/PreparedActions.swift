@@ -5,16 +5,24 @@
 public struct PreparedActions: Sendable {
     /// The actions, in order.
     public let actions: [WalletRpcAction]
-    let prepared: [(ResolvedRequest, any WalletRpcSigner)]
+    let prepared: [RoutedAction]
 
-    init(actions: [WalletRpcAction], prepared: [(ResolvedRequest, any WalletRpcSigner)]) {
+    init(actions: [WalletRpcAction], prepared: [RoutedAction]) {
         self.actions = actions
         self.prepared = prepared
     }
 
     /// The resolved requests, in action order (account, chain, method, payload and ``ResolvedRequest/preview``).
-    public var requests: [ResolvedRequest] { prepared.map(\.0) }
+    public var requests: [ResolvedRequest] { prepared.map(\.request) }
 
     /// The name of the backend each action is routed to, in action order.
-    public var backendNames: [String] { prepared.map { $0.1.name } }
+    public var backendNames: [String] { prepared.map(\.backend.name) }
+}
+
+/// One resolved action and where it goes: the backend it is routed to and, when that backend is a registered
+/// key, the key (whose transactions the dispatcher's ``TransactionPipeline`` fills, signs and sends).
+struct RoutedAction: Sendable {
+    let request: ResolvedRequest
+    let backend: any WalletRpcSigner
+    let key: (any PrehashSigner)?
 }

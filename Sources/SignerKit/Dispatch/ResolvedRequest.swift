@@ -35,9 +35,6 @@ public struct ResolvedRequest: Sendable {
     /// Computed on first use and kept, so a batch that no policy previews does not pay for it.
     public var preview: SigningPreview { lazyPreview.value }
     private let lazyPreview: LazyPreview
-    /// What the actions of this request's batch share (journal, nonces used, broadcasts); set by the
-    /// dispatcher before any backend is called.
-    var batch: BatchContext?
 
     /// A resolved request whose preview `previewer` makes when it is first asked for.
     init(

@@ -28,6 +28,8 @@ public final class RpcDispatcher: Sendable {
         let backend: any WalletRpcSigner
         /// The same backend when it checks requests in phase 1 (cast once, at registration).
         let preflight: (any PreflightChecked)?
+        /// The key, when the backend is a registered key (cast once, at registration).
+        let key: (any PrehashSigner)?
         let account: Address
         let chains: Set<ChainID>?
         let methods: Set<RpcMethod>
@@ -79,8 +81,11 @@ public final class RpcDispatcher: Sendable {
             throw .unsupportedChain(foreign.description, backend: backend.name)
         }
         let preflight = backend as? any PreflightChecked
+        let key = (backend as? PrehashBackend)?.key
         let newRoutes = backend.accounts.map {
-            Route(backend: backend, preflight: preflight, account: $0, chains: backend.chains, methods: backend.methods)
+            Route(
+                backend: backend, preflight: preflight, key: key, account: $0, chains: backend.chains,
+                methods: backend.methods)
         }
         try routes.withLock { (table: inout [Address: [Route]]) throws(RegistrationError) in
             for route in newRoutes {
@@ -146,7 +151,7 @@ public final class RpcDispatcher: Sendable {
     ) async throws(DispatchError) -> PreparedActions {
         guard !actions.isEmpty else { throw DispatchError(index: nil, method: nil, kind: .emptyActionList) }
         let prepared = try await prepare(actions, admit: admit)
-        try evaluateBatchPolicies(prepared.map(\.0))
+        try evaluateBatchPolicies(prepared.map(\.request))
         return PreparedActions(actions: actions, prepared: prepared)
     }
 
@@ -162,10 +167,10 @@ public final class RpcDispatcher: Sendable {
     /// Resolves, routes and checks every action (concurrently for larger batches); nothing is signed here.
     func prepare(
         _ actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)?
-    ) async throws(DispatchError) -> [(ResolvedRequest, any WalletRpcSigner)] {
+    ) async throws(DispatchError) -> [RoutedAction] {
         let workers = min(actions.count, max(1, configuration.resolutionWorkers ?? DispatchConfiguration.activeCores))
         if actions.count < 4 || workers == 1 {
-            var prepared: [(ResolvedRequest, any WalletRpcSigner)] = []
+            var prepared: [RoutedAction] = []
             for (index, action) in actions.enumerated() {
                 prepared.append(try prepare(action, index: index, admit: admit))
             }
@@ -181,7 +186,7 @@ public final class RpcDispatcher: Sendable {
                     while true {
                         let index = cursor.next.add(1, ordering: .relaxed).oldValue
                         guard index < actions.count else { break }
-                        let result: Result<(ResolvedRequest, any WalletRpcSigner), DispatchError>
+                        let result: Result<RoutedAction, DispatchError>
                         do throws(DispatchError) {
                             result = .success(try self.prepare(actions[index], index: index, admit: admit))
                         } catch {
@@ -192,14 +197,14 @@ public final class RpcDispatcher: Sendable {
                     return outcomes
                 }
             }
-            var slots = [Result<(ResolvedRequest, any WalletRpcSigner), DispatchError>?](
+            var slots = [Result<RoutedAction, DispatchError>?](
                 repeating: nil, count: actions.count)
             for await outcomes in group {
                 for outcome in outcomes { slots[outcome.index] = outcome.result }
             }
             return slots
         }
-        var prepared: [(ResolvedRequest, any WalletRpcSigner)] = []
+        var prepared: [RoutedAction] = []
         prepared.reserveCapacity(actions.count)
         for slot in results {
             switch slot {
@@ -213,7 +218,7 @@ public final class RpcDispatcher: Sendable {
 
     private func prepare(
         _ action: WalletRpcAction, index: Int, admit: (@Sendable (ResolvedRequest) -> String?)?
-    ) throws(DispatchError) -> (ResolvedRequest, any WalletRpcSigner) {
+    ) throws(DispatchError) -> RoutedAction {
         let request = try RequestResolver.resolve(
             action, index: index, node: nodes[action.chainId], previewer: configuration.previewer)
         if let refusal = admit?(request) {
@@ -233,7 +238,7 @@ public final class RpcDispatcher: Sendable {
                     index: index, method: action.method, kind: .policyViolation(policy: policy.name, reason: reason))
             }
         }
-        return (request, route.backend)
+        return RoutedAction(request: request, backend: route.backend, key: route.key)
     }
 
     /// The next action index for the resolution workers to claim.
@@ -244,6 +249,6 @@ public final class RpcDispatcher: Sendable {
     /// One action's resolution, tagged with its index.
     private struct ResolutionOutcome: Sendable {
         let index: Int
-        let result: Result<(ResolvedRequest, any WalletRpcSigner), DispatchError>
+        let result: Result<RoutedAction, DispatchError>
     }
 }

@@ -128,25 +128,28 @@ final class CallCounter: Sendable {
 }
 
 /// A whole-method backend that signs messages and typed data itself with a secp256k1 key, after a
-/// random delay (later indices tend to sleep less, so completion order differs from action order).
+/// random number of scheduling turns (later indices tend to take fewer, so completion order differs from
+/// action order).
 struct DelayedKeyBackend: WalletRpcSigner {
     let key: PrivateKey
     let counter: CallCounter
-    let maximumDelayMilliseconds: Int
+    let maximumTurns: Int
     var name: String { "DelayedKeyBackend" }
     var accounts: [Address] { [key.address] }
     var methods: Set<RpcMethod> { [.personalSign, .signTypedDataV4] }
 
-    init(key: PrivateKey, counter: CallCounter = CallCounter(), maximumDelayMilliseconds: Int = 40) {
+    init(key: PrivateKey, counter: CallCounter = CallCounter(), maximumTurns: Int = 40) {
         self.key = key
         self.counter = counter
-        self.maximumDelayMilliseconds = maximumDelayMilliseconds
+        self.maximumTurns = maximumTurns
     }
 
     func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
         counter.record(request.index)
-        let ceiling = max(1, maximumDelayMilliseconds - request.index * 3)
-        try? await Task.sleep(for: .milliseconds(Int.random(in: 0...ceiling)))
+        // Finishes after a random number of scheduling turns (fewer for later actions), so results arrive out
+        // of order without a clock.
+        let ceiling = max(1, maximumTurns - request.index * 3)
+        for _ in 0..<Int.random(in: 0...ceiling) { await Task.yield() }
         switch request.payload {
         case .personalMessage(_, let digest): return .signature(key.sign(prehash: digest))
         case .typedData(_, let hashes): return .signature(key.sign(prehash: hashes.digest))
@@ -182,7 +185,7 @@ struct RejectingBackend: WalletRpcSigner {
 
     func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
         counter.record(request.index)
-        try? await Task.sleep(for: .milliseconds(5))
+        await Task.yield()
         throw .rejected("user declined action \(request.index)")
     }
 }

@@ -6,33 +6,28 @@ import SignerKitSupport
 /// as broadcast before the node is asked, and a send whose answer is lost resolved by asking the node
 /// about the hash SignerKit already knows, never by signing again.
 enum TransactionBroadcaster {
-    /// A failure that is already a dispatch error kind.
-    struct KindFailure: Error, Sendable {
-        let kind: DispatchError.Kind
-        init(_ kind: DispatchError.Kind) { self.kind = kind }
-    }
-
     /// Journals `signed` (when the batch has a journal), lists it as broadcast, and sends it.
     ///
-    /// - Throws: ``SignerError/underlying(_:error:)`` with the ``JournalError`` when it could not be journalled
-    ///   (nothing was sent), with the ``NodeError`` when the node refused it (and does not know it: it is no
-    ///   longer listed) or when the outcome is unknown (it stays listed, and journalled as unresolved).
+    /// - Throws: ``DispatchError/Kind/journalFailure(_:)`` when it could not be journalled (nothing was
+    ///   sent); ``DispatchError/Kind/backend(_:)`` with the ``NodeError`` when the node refused it (and does not
+    ///   know it: it is no longer listed) or when the outcome is unknown (it stays listed, and journalled as
+    ///   unresolved).
     static func broadcast(
-        _ signed: SignedTransaction, for request: ResolvedRequest, node: any EthereumNode
-    ) async throws(SignerError) -> Bytes32 {
+        _ signed: SignedTransaction, for request: ResolvedRequest, in batch: BatchContext, node: any EthereumNode
+    ) async throws(DispatchError.Kind) -> Bytes32 {
         let hash = signed.hash
-        let journal = request.batch?.journal
-        if let journal, let identity = request.batch?.identities[request.index] {
+        let journal = batch.journal
+        if let journal, let identity = batch.identities[request.index] {
             let entry = JournalEntry(
                 identity: identity, chain: request.action.chainId, account: request.account,
                 nonce: signed.transaction.nonce, hash: hash, rawTransaction: signed.rawTransaction)
             do { try await journal.record(entry) } catch {
-                throw .underlying("transaction journal (not broadcast)", error: error)
+                throw .journalFailure(error.description)
             }
-            request.batch?.noteJournalled(at: request.index)
+            batch.noteJournalled(at: request.index)
             CrashPoint.reached(.journalled)
         }
-        request.batch?.noteBroadcast(hash, at: request.index)
+        batch.noteBroadcast(hash, at: request.index)
         let raw = signed.rawTransaction
         let answer: Result<Bytes32, NodeError> = await NodeCall.shielded { () async -> Result<Bytes32, NodeError> in
             do throws(NodeError) { return .success(try await node.sendRawTransaction(raw)) } catch {
@@ -52,11 +47,11 @@ enum TransactionBroadcaster {
             if await isKnown(hash, by: node) { return hash }
             if case .rpc = error {
                 // A definite refusal of a transaction the node does not know: it is not on its way.
-                request.batch?.forgetBroadcast(at: request.index)
+                batch.forgetBroadcast(at: request.index)
                 try? await journal?.resolve([hash], as: .rejected)
-                throw .underlying("the node refused the transaction", error: error)
+                throw .backend(.underlying("the node refused the transaction", error: error))
             }
-            throw .underlying("outcome unknown, transaction \(hash) may be on its way", error: error)
+            throw .backend(.underlying("outcome unknown, transaction \(hash) may be on its way", error: error))
         }
     }
 
@@ -68,7 +63,7 @@ enum TransactionBroadcaster {
     ///   ``DispatchError/Kind/backend(_:)`` with the node's error (the entry stays unresolved).
     static func replay(
         _ entry: JournalEntry, journal: any TransactionJournal, node: any EthereumNode
-    ) async throws(KindFailure) -> Bytes32 {
+    ) async throws(DispatchError.Kind) -> Bytes32 {
         let hash = entry.hash
         if case .success(.some) = await receipt(hash, from: node) { return hash }
         let raw = entry.rawTransaction
@@ -83,9 +78,9 @@ enum TransactionBroadcaster {
             if await isKnown(hash, by: node) { return hash }
             if case .rpc = error, await nonceTaken(entry, node: node) {
                 try? await journal.resolve([hash], as: .rejected)
-                throw KindFailure(.transactionNotMined(hash))
+                throw .transactionNotMined(hash)
             }
-            throw KindFailure(.backend(.underlying("re-sending the journalled transaction \(hash)", error: error)))
+            throw .backend(.underlying("re-sending the journalled transaction \(hash)", error: error))
         }
     }
 
@@ -96,29 +91,28 @@ enum TransactionBroadcaster {
     static func confirm(
         _ hash: Bytes32, account: Address, node: any EthereumNode, deadline: ContinuousClock.Instant,
         pollInterval: Duration, clock: any SignerClock
-    ) async throws(KindFailure) {
+    ) async throws(DispatchError.Kind) {
         while true {
             let answer = await receipt(hash, from: node)
             if case .failure(let error) = answer, case .invalidResponse = error {
                 // A receipt the node cannot give in a readable form will not become readable by waiting.
-                throw KindFailure(.backend(.underlying("reading the receipt of \(hash)", error: error)))
+                throw .backend(.underlying("reading the receipt of \(hash)", error: error))
             }
             if case .success(let found?) = answer {
                 guard found.transactionHash == hash, found.from == account else {
-                    throw KindFailure(
-                        .verificationFailed(
-                            "the receipt for \(hash) is of transaction \(found.transactionHash) from \(found.from.checksummed)"
-                        ))
+                    throw .verificationFailed(
+                        "the receipt for \(hash) is of transaction \(found.transactionHash) from \(found.from.checksummed)"
+                    )
                 }
-                guard found.succeeded else { throw KindFailure(.transactionReverted(hash)) }
+                guard found.succeeded else { throw .transactionReverted(hash) }
                 return
             }
             let now = clock.now
-            guard now < deadline else { throw KindFailure(.transactionNotMined(hash)) }
+            guard now < deadline else { throw .transactionNotMined(hash) }
             do {
                 try await clock.sleep(until: min(now.advanced(by: max(pollInterval, .milliseconds(1))), deadline))
             } catch {
-                throw KindFailure(.cancelled)
+                throw .cancelled
             }
         }
     }

@@ -57,11 +57,11 @@ public struct JournalRecovery: Sendable {
             // Lowest nonce first: each one sent may let the next be mined.
             for entry in entries.sorted(by: { $0.nonce < $1.nonce }) where entry.nonce >= mined {
                 guard await !TransactionBroadcaster.isKnown(entry.hash, by: node) else { continue }
-                do throws(TransactionBroadcaster.KindFailure) {
+                do throws(DispatchError.Kind) {
                     _ = try await TransactionBroadcaster.replay(entry, journal: journal, node: node)
                     report.resent.append(entry.hash)
                 } catch {
-                    if case .transactionNotMined = error.kind {
+                    if case .transactionNotMined = error {
                         report.rejected.append(entry.hash)
                     } else {
                         report.failed.append(entry.hash)

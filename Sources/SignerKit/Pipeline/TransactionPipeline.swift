@@ -1,0 +1,115 @@
+import EthereumPrimitives
+import EthereumTransactions
+import SignerKitSupport
+
+/// The life of a transaction a registered key signs, owned by the dispatcher, in named stages:
+///
+/// fill → reserve the nonce → filled-transaction policies → sign → verify → journal → broadcast
+///
+/// then ``BatchRun`` follows the receipt and the batch records the outcome. The key only signs a digest
+/// (``PrehashSigner``); everything else happens here, in this order, for every key type. Each stage throws
+/// the ``DispatchError/Kind`` the caller sees, so a failure has one path from where it happens to the
+/// ``DispatchError``. A backend that sends by itself (a hosted wallet) returns a hash that ``BatchRun``
+/// follows the same way.
+///
+/// The durable order: a nonce is reserved before signing (so no two signers pick it), the signed
+/// transaction is verified, then recorded in the journal (which ends the reservation) before it is sent;
+/// nothing unverified or unjournalled is ever broadcast, and a journalled transaction is re-sent, never
+/// re-signed.
+struct TransactionPipeline: Sendable {
+    let key: any PrehashSigner
+    let request: ResolvedRequest
+    let batch: BatchContext
+    let transaction: TransactionRequest
+    let feesOpen: Bool
+
+    private var lane: NonceLane { NonceLane(account: request.account, chain: request.action.chainId) }
+
+    /// Runs every stage: a raw transaction for `eth_signTransaction`, the hash of the broadcast one for
+    /// `eth_sendTransaction`.
+    func run() async throws(DispatchError.Kind) -> ActionResult {
+        guard request.account == key.address else {
+            throw .accountMismatch(field: "account", expected: key.address, actual: request.account)
+        }
+        var filled = try await fill()
+        CrashPoint.reached(.filled)
+        let reservation = try await reserveNonce(of: &filled)
+        do {
+            return try await signAndSend(filled)
+        } catch {
+            // Nothing was recorded with the nonce (a recorded entry ends its reservation itself).
+            if let reservation, !batch.isJournalled(at: request.index) { await reservation.release() }
+            throw error
+        }
+    }
+
+    /// Stage 1: nonce, gas and fees from the node; a node-filled nonce never below one this batch used.
+    private func fill() async throws(DispatchError.Kind) -> TransactionRequest {
+        let floor = transaction.nonce == nil ? batch.highestNonce(in: lane).flatMap { $0.adding(UInt256(1)) } : nil
+        let (transaction, feesOpen, account, node) = (transaction, feesOpen, request.account, request.node)
+        do {
+            return try await NodeCall.shielded { () async throws(SignerError) -> TransactionRequest in
+                try await TransactionFiller.fill(
+                    transaction, feesOpen: feesOpen, from: account, node: node, nonceFloor: floor)
+            }
+        } catch {
+            throw .backend(error)
+        }
+    }
+
+    /// Stage 2: a node-filled nonce is reserved in the journal, so signers sharing it never pick the same one.
+    private func reserveNonce(of filled: inout TransactionRequest) async throws(DispatchError.Kind)
+        -> NonceReservation?
+    {
+        guard transaction.nonce == nil, let journal = batch.journal, let proposed = filled.nonce else { return nil }
+        let nonce: UInt256
+        do {
+            nonce = try await journal.reserveNonce(
+                chain: lane.chain, account: lane.account, atLeast: proposed, lease: batch.nonceReservationLease)
+        } catch {
+            throw .journalFailure(error.description)
+        }
+        filled.nonce = nonce
+        CrashPoint.reached(.reserved)
+        return NonceReservation(journal: journal, lane: lane, nonce: nonce)
+    }
+
+    /// Stages 3 to 7: policies, signature, verification, journal, broadcast.
+    private func signAndSend(_ filled: TransactionRequest) async throws(DispatchError.Kind) -> ActionResult {
+        let complete: Transaction
+        do { complete = try filled.complete(chainId: request.chainId) } catch {
+            throw .backend(.invalidRequest("transaction: \(error)"))
+        }
+        for policy in batch.filledTransactionPolicies {
+            if case .fail(let reason) = policy.evaluate(filled: complete, for: request) {
+                throw .policyViolation(policy: policy.name, reason: reason)
+            }
+        }
+        let signed: SignedTransaction
+        do { signed = try await key.signTransaction(complete) } catch { throw DispatchError.Kind(backendError: error) }
+        CrashPoint.reached(.signed)
+        batch.noteNonce(complete.nonce, in: lane)
+        // Nothing SignerKit did not verify is returned or broadcast.
+        do { try ResultVerifier.verify(signed, matches: transaction, feesOpen: feesOpen, for: request) } catch {
+            throw .verificationFailed(error.description)
+        }
+        CrashPoint.reached(.verified)
+        guard request.method == .sendTransaction else { return .rawTransaction(signed.rawTransaction) }
+        guard let node = request.node else { throw .noNode(request.action.chainId.description) }
+        // Another action of the batch failed while this one was being filled and signed: do not broadcast.
+        guard !Task.isCancelled else { throw .backend(.backendFailure("not broadcast: the batch was cancelled")) }
+        return .transactionHash(try await TransactionBroadcaster.broadcast(signed, for: request, in: batch, node: node))
+    }
+}
+
+extension DispatchError.Kind: Error {
+    /// The kind for a backend's (or a key's) error: a failed verification or a policy refusal the backend
+    /// reports keeps its own kind, everything else is ``DispatchError/Kind/backend(_:)``.
+    init(backendError error: SignerError) {
+        switch error {
+        case .verificationFailed(let reason): self = .verificationFailed(reason)
+        case .policyViolation(let policy, let reason): self = .policyViolation(policy: policy, reason: reason)
+        default: self = .backend(error)
+        }
+    }
+}
