@@ -7,7 +7,9 @@ let strictSwift: [SwiftSetting] = [
 
 let package = Package(
     name: "SignerKit",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // Linux (Debian) is the tested platform. On macOS the system-library targets take Homebrew's libraries
+    // (`providers`); macOS 15 is what `Synchronization` needs. No iOS: the C libraries are system libraries.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "EthereumPrimitives", targets: ["EthereumPrimitives"]),
         .library(name: "Secp256k1", targets: ["Secp256k1"]),
@@ -18,6 +20,7 @@ let package = Package(
         .library(name: "EthereumRPC", targets: ["EthereumRPC"]),
         .library(name: "SoftwareSigner", targets: ["SoftwareSigner"]),
         .library(name: "RedirectSigner", targets: ["RedirectSigner"]),
+        .library(name: "RedirectSignerTransports", targets: ["RedirectSignerTransports"]),
         .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
         .library(name: "WalletConnectPay", targets: ["WalletConnectPay"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
@@ -81,9 +84,16 @@ let package = Package(
             dependencies: ["CKeccak"],
             swiftSettings: strictSwift
         ),
+        // Secrets in libgcrypt secure memory, SHA-256, constant-time comparison: what the key layer and the HTTP
+        // server share, without the curve.
+        .target(
+            name: "SecureMemory",
+            dependencies: ["CGcrypt", "CGcryptShim", "SignerKitSupport"],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "Secp256k1",
-            dependencies: ["CSecp256k1", "CGcrypt", "CGcryptShim", "EthereumPrimitives", "SignerKitSupport"],
+            dependencies: ["CSecp256k1", "SecureMemory", "EthereumPrimitives", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -109,7 +119,7 @@ let package = Package(
         // The one HTTP server layer (`package` access) on libmicrohttpd: loopback callbacks, local test services.
         .target(
             name: "SignerKitHTTPServer",
-            dependencies: ["CMicroHTTPD", "SignerKitSupport", "Secp256k1"],
+            dependencies: ["CMicroHTTPD", "SignerKitSupport", "SecureMemory"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -125,9 +135,16 @@ let package = Package(
         .target(
             name: "RedirectSigner",
             dependencies: [
-                "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "SignerKitSupport", "SignerKitHTTPServer",
-                "SignerKitHTTP", "CGcrypt",
+                "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "SignerKitSupport", "SignerKitHTTP",
+                "CGcrypt",
             ],
+            swiftSettings: strictSwift
+        ),
+        // The desktop transports of the hosted-wallet signer (a loopback listener, a deep-link socket), apart so
+        // that RedirectSigner alone does not link the HTTP server.
+        .target(
+            name: "RedirectSignerTransports",
+            dependencies: ["RedirectSigner", "SignerKitHTTPServer", "SignerKitHTTP", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -155,8 +172,8 @@ let package = Package(
         .target(
             name: "RedirectSignerTesting",
             dependencies: [
-                "RedirectSigner", "SignerKit", "SignerKitHTTPServer", "EthereumPrimitives", "EIP712",
-                "EthereumTransactions",
+                "RedirectSigner", "RedirectSignerTransports", "SignerKit", "SignerKitHTTPServer", "EthereumPrimitives",
+                "EIP712", "EthereumTransactions",
             ],
             swiftSettings: strictSwift
         ),
@@ -164,7 +181,7 @@ let package = Package(
         .target(
             name: "SignerKitService",
             dependencies: [
-                "EthereumPrimitives", "Secp256k1", "SignerKit", "EthereumRPC", "SignerKitHTTPServer",
+                "EthereumPrimitives", "SecureMemory", "SignerKit", "EthereumRPC", "SignerKitHTTPServer",
                 "SignerKitSupport",
             ],
             swiftSettings: strictSwift
@@ -179,7 +196,8 @@ let package = Package(
         .target(
             name: "SignerKitPostgres",
             dependencies: [
-                "CPostgreSQL", "SignerKit", "SignerKitService", "EthereumPrimitives", "SignerKitSupport", "Secp256k1",
+                "CPostgreSQL", "SignerKit", "SignerKitService", "EthereumPrimitives", "SignerKitSupport",
+                "SecureMemory",
             ],
             swiftSettings: strictSwift
         ),
@@ -187,7 +205,8 @@ let package = Package(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
-                "RedirectSigner", "PKCS11Signer", "WalletConnectPay", "EthereumRPC", "SignerKitSupport",
+                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "WalletConnectPay", "EthereumRPC",
+                "SignerKitSupport",
                 "WalletConnectPayTesting", "RedirectSignerTesting", "SignerKitService", "SignerKitSQLite",
                 "SignerKitPostgres",
             ],
@@ -275,7 +294,8 @@ let package = Package(
         .testTarget(
             name: "RedirectSignerTests",
             dependencies: [
-                "RedirectSigner", "RedirectSignerTesting", "SignerKit", "SoftwareSigner", "Secp256k1",
+                "RedirectSigner", "RedirectSignerTransports", "RedirectSignerTesting", "SignerKit", "SoftwareSigner",
+                "Secp256k1",
                 "EthereumPrimitives", "SignerKitHTTP", "SignerKitTestSupport",
             ],
             swiftSettings: strictSwift

@@ -3,6 +3,7 @@ import EthereumPrimitives
 import EthereumTransactions
 import Foundation
 import RedirectSigner
+import RedirectSignerTransports
 import SignerKit
 import SignerKitHTTPServer
 import Synchronization

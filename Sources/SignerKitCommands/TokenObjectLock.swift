@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import RedirectSigner
+import RedirectSignerTransports
 
 /// Keeps one user's `signerkit pkcs11` processes on one token from reading it while another writes:
 /// `keygen` and `import` hold it exclusively, `list` and `address` shared.

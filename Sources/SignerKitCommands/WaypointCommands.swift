@@ -3,6 +3,7 @@ import EthereumPrimitives
 import Foundation
 import RedirectSigner
 import RedirectSignerTesting
+import RedirectSignerTransports
 import SignerKit
 
 /// `signerkit waypoint …`: the Ronin Waypoint hosted wallet (a redirect-based signer).

@@ -1,4 +1,4 @@
-import Secp256k1
+import SecureMemory
 
 /// What an ``HTTPServer`` serves HTTPS with: a PEM certificate chain and its PEM private key, the key in
 /// libgcrypt secure memory (wiped when the server stops). GnuTLS parses both when the server starts.

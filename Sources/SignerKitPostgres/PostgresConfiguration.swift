@@ -1,4 +1,4 @@
-import Secp256k1
+import SecureMemory
 
 /// Where the PostgreSQL stores connect, as whom, and how long any wait may last.
 ///

@@ -1,6 +1,6 @@
 import CPostgreSQL
 import Dispatch
-import Secp256k1
+import SecureMemory
 import SignerKitSupport
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import CPostgreSQL
-import Secp256k1
+import SecureMemory
 import SignerKitSupport
 
 #if canImport(Glibc)

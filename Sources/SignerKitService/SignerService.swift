@@ -1,7 +1,7 @@
 import EthereumPrimitives
 import EthereumRPC
 import Foundation
-import Secp256k1
+import SecureMemory
 import SignerKit
 import Synchronization
 
@@ -124,9 +124,7 @@ public final class SignerService: Sendable {
         let digest = SHA256.hash(token)
         var found: ServiceClient?
         for client in clients {
-            var difference: UInt8 = 0
-            for (a, b) in zip(digest, client.tokenSHA256) { difference |= a ^ b }
-            if difference == 0, client.tokenSHA256.count == digest.count { found = client }
+            if ConstantTime.equal(digest, client.tokenSHA256) { found = client }
         }
         return found
     }

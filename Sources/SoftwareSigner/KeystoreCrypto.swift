@@ -135,18 +135,6 @@ enum KeystoreCrypto {
         return input.withUnsafeBytes { Keccak256.hash($0) }
     }
 
-    /// Compares two 32-byte values in time independent of where they differ.
-    @inline(never)
-    static func constantTimeEqual(_ a: Bytes32, _ b: Bytes32) -> Bool {
-        a.withUnsafeBytes { x in
-            b.withUnsafeBytes { y in
-                var difference: UInt8 = 0
-                for i in 0..<32 { difference |= x[i] ^ y[i] }
-                return difference == 0
-            }
-        }
-    }
-
     // MARK: randomness
 
     /// `count` bytes from libgcrypt's `GCRY_STRONG_RANDOM` generator (salts, IVs, UUIDs —

@@ -199,7 +199,7 @@ public struct Web3Keystore: Sendable, Hashable {
             password: password, kdf: kdf, salt: salt, length: derivedKeyLength)
         defer { derivedKey.wipe() }
         let computed = KeystoreCrypto.mac(derivedKey: derivedKey, ciphertext: ciphertext)
-        guard KeystoreCrypto.constantTimeEqual(computed, mac) else { throw .wrongPassword }
+        guard ConstantTime.equal(computed.bytes, mac.bytes) else { throw .wrongPassword }
         let plaintext = try SecureBytes(count: ciphertext.count) {
             (out: UnsafeMutableRawBufferPointer) throws(KeystoreError) in
             // Array.withUnsafeBytes only rethrows untyped errors; carry the typed one out in a Result.

@@ -3,6 +3,7 @@ import EthereumPrimitives
 import Foundation
 import RedirectSigner
 import RedirectSignerTesting
+import RedirectSignerTransports
 import SignerKit
 import SignerKitTestSupport
 import Synchronization

@@ -1,6 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import RedirectSigner
+import RedirectSignerTransports
 import SignerKit
 import SignerKitTestSupport
 import Synchronization

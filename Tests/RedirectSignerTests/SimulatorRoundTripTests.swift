@@ -3,6 +3,7 @@ import EthereumPrimitives
 import Foundation
 import RedirectSigner
 import RedirectSignerTesting
+import RedirectSignerTransports
 import Secp256k1
 import SignerKit
 import SignerKitTestSupport

@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Foundation
 import RedirectSigner
 import RedirectSignerTesting
+import RedirectSignerTransports
 import SignerKit
 import SignerKitHTTP
 import SignerKitTestSupport

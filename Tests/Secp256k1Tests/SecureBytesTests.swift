@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Secp256k1
+import SecureMemory
 
 @Suite struct SecureBytesTests {
     @Test func wipeZeroesTheBuffer() {

@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Testing
 
 @testable import Secp256k1
+import SecureMemory
 
 @Suite("PrivateKey.addingTweak (BIP-32 child step)")
 struct TweakTests {

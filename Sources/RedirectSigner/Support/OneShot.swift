@@ -3,7 +3,7 @@ import Synchronization
 
 /// A value set once and awaited by any number of tasks (or waited for by plain threads); later values
 /// are ignored.
-final class OneShot<Value: Sendable>: Sendable {
+package final class OneShot<Value: Sendable>: Sendable {
     private enum State {
         case waiting([CheckedContinuation<Value, Never>], sleepers: [DispatchSemaphore])
         case done(Value)
@@ -11,11 +11,11 @@ final class OneShot<Value: Sendable>: Sendable {
 
     private let state = Mutex<State>(.waiting([], sleepers: []))
 
-    init() {}
+    package init() {}
 
     /// Sets the value and wakes the waiters; `false` when it was already set.
     @discardableResult
-    func fulfill(_ value: Value) -> Bool {
+    package func fulfill(_ value: Value) -> Bool {
         let woken: ([CheckedContinuation<Value, Never>], [DispatchSemaphore])? = state.withLock { state in
             guard case .waiting(let waiters, let sleepers) = state else { return nil }
             state = .done(value)
@@ -28,12 +28,12 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// Whether the value is set.
-    var isFulfilled: Bool {
+    package var isFulfilled: Bool {
         state.withLock { if case .done = $0 { true } else { false } }
     }
 
     /// The value, once set.
-    func value() async -> Value {
+    package func value() async -> Value {
         await withCheckedContinuation { continuation in
             let ready: Value? = state.withLock { state in
                 switch state {
@@ -50,7 +50,7 @@ final class OneShot<Value: Sendable>: Sendable {
 
     /// Blocks the calling thread (a plain thread, never one of the cooperative pool's) until the value
     /// is set or `seconds` have passed; `nil` on time-out.
-    func wait(seconds: Int) -> Value? {
+    package func wait(seconds: Int) -> Value? {
         let sleeper = DispatchSemaphore(value: 0)
         let ready: Value? = state.withLock { state in
             switch state {

@@ -15,7 +15,7 @@ import SignerKitSupport
 ///
 /// Everything goes through ``ensureInitialized()``, which runs the libgcrypt initialisation
 /// sequence exactly once per process.
-enum Gcrypt {
+package enum Gcrypt {
     /// Size of the locked secure-memory pool requested at start-up. libgcrypt extends the pool
     /// automatically (``autoExpandChunk``) if keys outgrow it.
     static let secureMemoryPoolSize: UInt32 = 64 * 1024
@@ -47,7 +47,7 @@ enum Gcrypt {
     }()
 
     /// Makes sure libgcrypt is initialised; cheap after the first call.
-    @inline(__always) static func ensureInitialized() {
+    @inline(__always) package static func ensureInitialized() {
         _ = initialized
     }
 
@@ -64,7 +64,7 @@ enum Gcrypt {
 
     /// Allocates `count` bytes (at least 1) from the secure-memory pool; traps if libgcrypt cannot
     /// provide it, like any other Swift allocation failure.
-    static func allocateSecure(_ count: Int) -> UnsafeMutableRawPointer {
+    package static func allocateSecure(_ count: Int) -> UnsafeMutableRawPointer {
         ensureInitialized()
         guard let pointer = gcry_malloc_secure(max(count, 1)) else {
             fatalError("libgcrypt secure memory exhausted")
@@ -73,24 +73,24 @@ enum Gcrypt {
     }
 
     /// True when `pointer` lies in libgcrypt secure memory.
-    static func isSecure(_ pointer: UnsafeRawPointer) -> Bool {
+    package static func isSecure(_ pointer: UnsafeRawPointer) -> Bool {
         gcry_is_secure(pointer) != 0
     }
 
     /// Wipes and releases a block from ``allocateSecure(_:)``.
-    static func freeSecure(_ pointer: UnsafeMutableRawPointer, count: Int) {
+    package static func freeSecure(_ pointer: UnsafeMutableRawPointer, count: Int) {
         wipe(UnsafeMutableRawBufferPointer(start: pointer, count: count))
         gcry_free(pointer)  // libgcrypt wipes secure blocks again on release
     }
 
     /// Fills `buffer` with random bytes. `veryStrong` selects `GCRY_VERY_STRONG_RANDOM`
     /// (long-term keys), otherwise `GCRY_STRONG_RANDOM`.
-    static func randomize(_ buffer: UnsafeMutableRawBufferPointer, veryStrong: Bool) {
+    package static func randomize(_ buffer: UnsafeMutableRawBufferPointer, veryStrong: Bool) {
         ensureInitialized()
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         gcry_randomize(base, buffer.count, veryStrong ? GCRY_VERY_STRONG_RANDOM : GCRY_STRONG_RANDOM)
     }
 
     /// Zeroes `buffer` in a way the optimiser may not remove (``MemoryWiping``).
-    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) { MemoryWiping.wipe(buffer) }
+    package static func wipe(_ buffer: UnsafeMutableRawBufferPointer) { MemoryWiping.wipe(buffer) }
 }

@@ -1,3 +1,4 @@
+import RedirectSigner
 import SignerKitHTTPServer
 
 /// Starts the one server layer on 127.0.0.1:`port` (0: ephemeral), failures as ``WaypointError/transport(_:)``.

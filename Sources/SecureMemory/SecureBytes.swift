@@ -106,7 +106,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Test hook: whether the buffer lies in libgcrypt secure memory.
-    internal var isInSecureMemory: Bool { Gcrypt.isSecure(pointer) }
+    package var isInSecureMemory: Bool { Gcrypt.isSecure(pointer) }
 }
 
 extension SecureBytes: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

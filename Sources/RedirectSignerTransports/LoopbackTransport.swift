@@ -1,4 +1,5 @@
 import Foundation
+import RedirectSigner
 import SignerKitHTTPServer
 
 /// Receives callbacks on a loopback HTTP listener: the redirect is `http://127.0.0.1:PORT/callback`

@@ -1,4 +1,5 @@
 import Foundation
+import RedirectSigner
 import SignerKit
 import SignerKitHTTP
 import SignerKitHTTPServer
