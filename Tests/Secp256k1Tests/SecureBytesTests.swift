@@ -1,7 +1,7 @@
+import SecureMemory
 import Testing
 
 @testable import Secp256k1
-import SecureMemory
 
 @Suite struct SecureBytesTests {
     @Test func wipeZeroesTheBuffer() {

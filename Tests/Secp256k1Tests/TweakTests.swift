@@ -1,8 +1,8 @@
 import EthereumPrimitives
+import SecureMemory
 import Testing
 
 @testable import Secp256k1
-import SecureMemory
 
 @Suite("PrivateKey.addingTweak (BIP-32 child step)")
 struct TweakTests {
