@@ -189,15 +189,14 @@ let package = Package(
         // Stores in SQLite (the transaction journal, the idempotency store), apart from the core.
         .target(
             name: "SignerKitSQLite",
-            dependencies: ["CSQLite", "SignerKit", "SignerKitService", "EthereumPrimitives", "SignerKitSupport"],
+            dependencies: ["CSQLite", "SignerKit", "EthereumPrimitives", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         // Stores in PostgreSQL (journal, idempotency store, audit trail) for several instances of one deployment.
         .target(
             name: "SignerKitPostgres",
             dependencies: [
-                "CPostgreSQL", "SignerKit", "SignerKitService", "EthereumPrimitives", "SignerKitSupport",
-                "SecureMemory",
+                "CPostgreSQL", "SignerKit", "EthereumPrimitives", "SignerKitSupport", "SecureMemory",
             ],
             swiftSettings: strictSwift
         ),

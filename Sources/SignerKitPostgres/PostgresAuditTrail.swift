@@ -1,6 +1,6 @@
 import EthereumPrimitives
 import Foundation
-import SignerKitService
+import SignerKit
 
 /// An ``AuditTrail`` in a PostgreSQL database: one row of `signerkit_audit` per call, for every instance of a
 /// deployment in one place.
@@ -27,13 +27,12 @@ public final class PostgresAuditTrail: AuditTrail {
 
     /// Connects to the database of `configuration` and creates the table when it is missing.
     ///
-    /// - Throws: ``ServiceConfigurationError`` at `auditLog`, naming the server and its message (never the
-    ///   password).
-    public init(configuration: PostgresConfiguration) async throws(ServiceConfigurationError) {
+    /// - Throws: ``AuditTrailError`` naming the server and its message (never the password).
+    public init(configuration: PostgresConfiguration) async throws(AuditTrailError) {
         self.configuration = configuration
         database = PostgresDatabase(configuration: configuration)
         do { try await database.createSchema(Self.schema) } catch {
-            throw ServiceConfigurationError(path: "auditLog", problem: "audit trail \(error)")
+            throw AuditTrailError("audit trail \(error)")
         }
     }
 

@@ -1,5 +1,5 @@
 import EthereumPrimitives
-import SignerKitService
+import SignerKit
 import SignerKitSupport
 
 /// An ``IdempotencyStore`` in a PostgreSQL database, so a request retried on any instance of a deployment

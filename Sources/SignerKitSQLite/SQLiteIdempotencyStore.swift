@@ -1,6 +1,6 @@
 import Dispatch
 import EthereumPrimitives
-import SignerKitService
+import SignerKit
 import SignerKitSupport
 
 /// An ``IdempotencyStore`` in an SQLite database, so a retried request gets its first answer back after a

@@ -1,6 +1,7 @@
 import Dispatch
 import EthereumPrimitives
 import Foundation
+import SignerKit
 import SignerKitSupport
 import Synchronization
 

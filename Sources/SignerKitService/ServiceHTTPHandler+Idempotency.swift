@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import Foundation
+import SignerKit
 import SignerKitHTTPServer
 import SignerKitSupport
 

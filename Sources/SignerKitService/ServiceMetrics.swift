@@ -1,4 +1,5 @@
 import Foundation
+import SignerKit
 import SignerKitSupport
 import Synchronization
 

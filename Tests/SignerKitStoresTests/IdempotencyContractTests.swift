@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import SignerKit
 import SignerKitService
 import Testing
 

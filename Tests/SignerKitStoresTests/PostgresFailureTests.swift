@@ -54,7 +54,7 @@ struct PostgresFailureTests {
             #expect(error.message.contains("password authentication failed"))
             #expect(!error.message.contains(wrong))
         }
-        await #expect(throws: ServiceConfigurationError.self) {
+        await #expect(throws: AuditTrailError.self) {
             _ = try await PostgresAuditTrail(configuration: configuration)
         }
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SignerKit
 import SignerKitService
 import Testing
 

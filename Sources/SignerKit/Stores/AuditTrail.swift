@@ -24,3 +24,15 @@ public struct AuditTrails: AuditTrail {
         return true
     }
 }
+
+/// Why an audit trail could not be opened: the trail and its cause (never a secret).
+public struct AuditTrailError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The trail and the cause.
+    public let message: String
+
+    /// An error with `message`.
+    public init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { message }
+}

@@ -1,5 +1,4 @@
 import EthereumPrimitives
-import SignerKit
 import SignerKitSupport
 
 /// What the audit log and the metrics keep of one JSON-RPC call: never a secret, never a whole payload.
@@ -50,7 +49,7 @@ public struct CallRecord: Sendable {
     /// no transaction leaves without an audit line, even when the answer's own line cannot be written.
     public var intent = false
     /// The HTTP request the call came in (not part of the record: trails store it beside it).
-    var requestID = ""
+    package var requestID = ""
 
     /// A record for `client` calling `method`.
     public init(client: String, method: String) {
@@ -59,7 +58,7 @@ public struct CallRecord: Sendable {
     }
 
     /// Notes what the previews of a call's actions say.
-    mutating func note(_ previews: [SigningPreview]) {
+    package mutating func note(_ previews: [SigningPreview]) {
         for preview in previews {
             if !chains.contains(preview.chain) { chains.append(preview.chain) }
             if !accounts.contains(preview.account) { accounts.append(preview.account) }
@@ -84,7 +83,7 @@ public struct CallRecord: Sendable {
     }
 
     /// `intent`, `error`, `replayed` or `ok`.
-    var outcome: String { intent ? "intent" : errorCode != nil ? "error" : replayed ? "replayed" : "ok" }
+    package var outcome: String { intent ? "intent" : errorCode != nil ? "error" : replayed ? "replayed" : "ok" }
 
     /// The audit record as JSON (without time and request id): what ``AuditLog`` writes as a line and a
     /// database trail stores as a row.
