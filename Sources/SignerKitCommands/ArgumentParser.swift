@@ -24,7 +24,7 @@ enum ArgumentParser {
     /// Parses `arguments` for the command at `commandPath`.
     static func parse(_ arguments: [String], spec: LeafSpec, commandPath: [String]) throws(CommandFailure) -> Outcome {
         if wantsHelp(arguments, spec: spec) { return .help }
-        var options = ParsedOptions(commandPath: commandPath)
+        var options = ParsedOptions(commandPath: commandPath, declared: Set(spec.flags.map(\.name)))
         var index = 0
         var flagsEnded = false
         while index < arguments.count {

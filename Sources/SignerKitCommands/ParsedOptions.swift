@@ -1,4 +1,8 @@
 /// The flags and positionals of one invocation, checked against the command's ``LeafSpec``.
+///
+/// Reading a flag the command does not declare is a programming error (a misspelt name would read as
+/// "absent" and silently drop, say, a fee cap): debug builds stop there, so a test that runs the command
+/// fails, and `CommandOptionNameTests` checks every flag name the commands read against the declared ones.
 struct ParsedOptions: Sendable {
     /// Values by flag name in command-line order; a switch has one empty value per occurrence.
     private(set) var values: [String: [String]] = [:]
@@ -6,10 +10,19 @@ struct ParsedOptions: Sendable {
     private(set) var positionals: [String] = []
     /// The full command, for messages.
     let commandPath: [String]
+    /// The flags the command declares (`nil`: not checked, for options built outside the parser).
+    private let declared: Set<String>?
 
-    /// Creates an empty set of options for `commandPath`.
-    init(commandPath: [String]) {
+    /// Creates an empty set of options for `commandPath`, whose command declares `declared` flags.
+    init(commandPath: [String], declared: Set<String>? = nil) {
         self.commandPath = commandPath
+        self.declared = declared
+    }
+
+    /// Stops a debug build when `flag` is not one the command declares.
+    private func checkDeclared(_ flag: String) {
+        assert(
+            declared?.contains(flag) ?? true, "\(commandPath.joined(separator: " ")) reads undeclared option \(flag)")
     }
 
     /// Records one occurrence of a flag.
@@ -19,10 +32,16 @@ struct ParsedOptions: Sendable {
     mutating func add(positional: String) { positionals.append(positional) }
 
     /// Whether `flag` was given.
-    func has(_ flag: String) -> Bool { values[flag] != nil }
+    func has(_ flag: String) -> Bool {
+        checkDeclared(flag)
+        return values[flag] != nil
+    }
 
     /// The value of a non-repeatable option, or `nil` when absent.
-    func value(_ flag: String) -> String? { values[flag]?.last }
+    func value(_ flag: String) -> String? {
+        checkDeclared(flag)
+        return values[flag]?.last
+    }
 
     /// The integer value of an option, or `nil` when absent.
     ///
@@ -36,7 +55,10 @@ struct ParsedOptions: Sendable {
     }
 
     /// Every value of a repeatable option, in order.
-    func allValues(_ flag: String) -> [String] { values[flag] ?? [] }
+    func allValues(_ flag: String) -> [String] {
+        checkDeclared(flag)
+        return values[flag] ?? []
+    }
 
     /// The positional at `index`, or `nil` when not given.
     func positional(_ index: Int) -> String? { index < positionals.count ? positionals[index] : nil }
