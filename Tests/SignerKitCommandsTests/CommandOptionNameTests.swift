@@ -17,10 +17,10 @@ struct CommandOptionNameTests {
     }
 
     /// The `--flag` string literals passed to an option reader in `source`, with their line numbers.
-    static func flagsRead(in source: String) -> [(line: Int, flag: String)] {
-        let reader = try! Regex(#"(?:value|has|required|allValues|integer)\(\s*"(--[^"]*)""#)
-        let alternatives = try! Regex(#"exactlyOne\(of:\s*\[([^\]]*)\]"#)
-        let literal = try! Regex(#""(--[^"]*)""#)
+    static func flagsRead(in source: String) throws -> [(line: Int, flag: String)] {
+        let reader = try Regex(#"(?:value|has|required|allValues|integer)\(\s*"(--[^"]*)""#)
+        let alternatives = try Regex(#"exactlyOne\(of:\s*\[([^\]]*)\]"#)
+        let literal = try Regex(#""(--[^"]*)""#)
         var found: [(Int, String)] = []
         for (number, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             for match in line.matches(of: reader) {
@@ -37,13 +37,13 @@ struct CommandOptionNameTests {
     }
 
     @Test("the reader finds literals, and a misspelt one is reported")
-    func scannerFindsMisspellings() {
+    func scannerFindsMisspellings() throws {
         let sample = #"""
             let a = options.value("--journal")
             if context.options.has("--jornal") {}
             let b = try options.exactlyOne(of: ["--text", "--hexx"])
             """#
-        let read = Self.flagsRead(in: sample).map(\.flag)
+        let read = try Self.flagsRead(in: sample).map(\.flag)
         #expect(read == ["--journal", "--jornal", "--text", "--hexx"])
         let declared = Self.declaredFlags()
         #expect(read.filter { !declared.contains($0) } == ["--jornal", "--hexx"])
@@ -59,7 +59,7 @@ struct CommandOptionNameTests {
         var read = 0
         for file in files.sorted() {
             let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
-            for (line, flag) in Self.flagsRead(in: text) {
+            for (line, flag) in try Self.flagsRead(in: text) {
                 read += 1
                 #expect(declared.contains(flag), "\(file):\(line) reads \(flag), which no command declares")
             }
