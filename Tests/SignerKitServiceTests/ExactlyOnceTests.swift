@@ -109,57 +109,23 @@ struct ForgetfulStore: IdempotencyStore {
 /// A transport to the local node that holds the *first* receipt poll until ``open()``: a payment that waits
 /// for its receipt for as long as the test needs, without a clock.
 final class ReceiptGate: HTTPTransport {
-    private let state = Mutex<
-        (
-            held: Bool, opened: Bool, arrived: [CheckedContinuation<Void, Never>],
-            waiting: [CheckedContinuation<Void, Never>], seen: Bool
-        )
-    >(
-        (false, false, [], [], false))
+    private let held = Atomic<Bool>(false)
+    private let arrived = Signal()
+    private let opened = Signal()
 
     func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-        if String(decoding: request.body ?? [], as: UTF8.self).contains("eth_getTransactionReceipt") {
-            let hold = state.withLock { state -> Bool in
-                guard !state.held else { return false }
-                state.held = true
-                state.seen = true
-                for waiter in state.arrived { waiter.resume() }
-                state.arrived = []
-                return true
-            }
-            if hold {
-                await withCheckedContinuation { continuation in
-                    let resumeNow = state.withLock { state -> Bool in
-                        if state.opened { return true }
-                        state.waiting.append(continuation)
-                        return false
-                    }
-                    if resumeNow { continuation.resume() }
-                }
-            }
+        if String(decoding: request.body ?? [], as: UTF8.self).contains("eth_getTransactionReceipt"),
+            !held.exchange(true, ordering: .sequentiallyConsistent)
+        {
+            arrived.fire()
+            await opened.fired()
         }
         return try await CurlHTTPTransport.shared.send(request)
     }
 
     /// Returns once the first receipt poll is being held.
-    func firstReceiptPollArrived() async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.seen { return true }
-                state.arrived.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
+    func firstReceiptPollArrived() async { await arrived.fired() }
 
     /// Lets the held poll (and every later one) through.
-    func open() {
-        let waiting = state.withLock { state in
-            state.opened = true
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for waiter in waiting { waiter.resume() }
-    }
+    func open() { opened.fire() }
 }
