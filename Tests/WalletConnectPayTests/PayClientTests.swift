@@ -238,7 +238,10 @@ struct PayClientTests {
         let id = service.createPayment()
         service.inject(.status(429, code: "rate_limited", retryAfter: "5"), on: .payment)
         let clock = ManualClock()
-        let client = makeClient(service, clock: clock)  // Retry-After capped at 400 ms in tests (2 s in production)
+        // Retry-After capped at 400 ms in tests (2 s in production). The attempts' deadlines are read on the
+        // manual clock too, which lags real time: a long request timeout keeps a loaded machine's real HTTP
+        // exchange inside them.
+        let client = makeClient(service, requestTimeout: .seconds(3600), clock: clock)
         let task = Task { () async -> Result<PaymentInfo, PayError> in
             do throws(PayError) { return .success(try await client.payment(paymentId: id)) } catch {
                 return .failure(error)
