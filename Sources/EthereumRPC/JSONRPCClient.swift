@@ -18,6 +18,8 @@ import Synchronization
 ///   never sent again; ``sendRawTransaction(_:)`` first asks `eth_getTransactionByHash` for the hash it
 ///   already knows (keccak256 of the raw bytes) and returns it when the node has the transaction;
 /// - redirects are refused, response bodies are capped (``maxResponseBytes``).
+///
+/// Every attempt goes through one ``RetryingHTTPCall`` (SignerKitHTTP), whose waits run on ``clock``.
 public final class JSONRPCClient: EthereumNode {
     /// The node's endpoint.
     public let url: URL
@@ -29,20 +31,27 @@ public final class JSONRPCClient: EthereumNode {
     public let maxRetries: Int
     /// The largest response body accepted.
     public let maxResponseBytes: Int
+    /// Where each call's deadline and every wait between attempts are read.
+    public let clock: any SignerClock
 
     private let nextID = Atomic<Int>(0)
+    /// The retrying call every request goes through.
+    private let http: RetryingHTTPCall
 
     /// A client for the node at `url`; each call may take up to `timeout` (30 s), with up to `maxRetries`
-    /// (2) repeats where safe, bodies up to `maxResponseBytes` (8 MiB).
+    /// (2) repeats where safe, bodies up to `maxResponseBytes` (8 MiB), its waits on `clock` (the system's).
     public init(
         url: URL, timeout: Duration = .seconds(30), transport: any HTTPTransport = CurlHTTPTransport.shared,
-        maxRetries: Int = 2, maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
+        maxRetries: Int = 2, maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes,
+        clock: any SignerClock = SystemClock()
     ) {
         self.url = url
         self.timeout = timeout
         self.transport = transport
         self.maxRetries = max(0, maxRetries)
         self.maxResponseBytes = max(1, maxResponseBytes)
+        self.clock = clock
+        http = RetryingHTTPCall(transport: transport, policy: Self.retryPolicy(maxRetries: maxRetries), clock: clock)
     }
 
     /// The methods that only read, so repeating them after a lost answer is harmless.
@@ -58,70 +67,72 @@ public final class JSONRPCClient: EthereumNode {
 
     /// Sends `method` with `params` and returns the `result` member of the response (possibly `null`).
     public func call(method: String, params: [JSONValue]) async throws(NodeError) -> JSONValue {
-        let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
-        let idempotent = Self.isIdempotent(method)
-        var attempt = 0
-        // What the last attempt ended with, reported when the deadline leaves no time for another.
-        var lastFailure: NodeError = .timeout(method: method)
-        while true {
-            let id = nextID.add(1, ordering: .relaxed).newValue
-            let body = JSONValue.object(
-                JSONObject([
-                    "jsonrpc": .string("2.0"), "id": .number(String(id)), "method": .string(method),
-                    "params": .array(params),
-                ])
-            ).serialized
-            let request = HTTPRequest(
-                method: "POST", url: url,
-                headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],
-                body: Array(body.utf8), deadline: deadline, connectTimeout: min(timeout, .seconds(10)),
-                maxResponseBytes: maxResponseBytes)
-            let retryAllowed = attempt < maxRetries
-            var wait = Self.backoff(attempt)
-            let outcome: Result<HTTPResponse, HTTPError>
-            do { outcome = .success(try await transport.send(request)) } catch { outcome = .failure(error) }
-            switch outcome {
-            case .success(let response):
-                let retryableStatus = response.status == 429 || (500..<600).contains(response.status)
-                guard idempotent, retryAllowed, retryableStatus, !Self.hasRPCError(response.body) else {
-                    return try Self.result(of: response.body, status: response.status, id: id, method: method)
-                }
-                if let text = response.header("retry-after"), let asked = RetryAfter.delay(text, cap: .seconds(2)) {
-                    wait = asked
-                }
-                lastFailure = .http(status: response.status, method: method)
-            case .failure(let error):
-                switch error {
-                case .notSent(let reason):
-                    lastFailure = .transport("\(method) to \(endpoint): \(reason)")
-                    guard retryAllowed else { throw lastFailure }
-                case .outcomeUnknown(let reason):
-                    guard idempotent else { throw .outcomeUnknown(method: method, reason: reason) }
-                    lastFailure = .transport("\(method) to \(endpoint): \(reason)")
-                    guard retryAllowed else { throw lastFailure }
-                case .timeout(let sent):
-                    if sent && !idempotent {
-                        throw .outcomeUnknown(method: method, reason: "no answer within \(timeout)")
-                    }
-                    // Never sent on a retry: the earlier attempt's failure (refused, 5xx) says more.
-                    if !sent, attempt > 0, lastFailure != .timeout(method: method) { throw lastFailure }
-                    throw .timeout(method: method)
-                case .cancelled:
-                    throw .cancelled(method: method)
-                case .redirectRefused:
-                    throw .transport("\(method) to \(endpoint): \(error)")
-                case .bodyTooLarge:
-                    throw .invalidResponse(method: method, reason: "\(error)")
-                }
+        var id = 0
+        let response: HTTPResponse
+        do {
+            response = try await http.send(
+                idempotent: Self.isIdempotent(method), within: .deadline(deadline),
+                isDefinitive: { Self.hasRPCError($0.body) }
+            ) { attemptDeadline in
+                id = nextID.add(1, ordering: .relaxed).newValue
+                return request(method: method, params: params, id: id, deadline: attemptDeadline)
             }
-            // Wait, but never past the deadline; without time for another attempt the deadline decides.
-            let now = clock.now
-            guard now.advanced(by: wait) < deadline else { throw lastFailure }
-            do { try await Task.sleep(until: now.advanced(by: wait), clock: clock) } catch {
-                throw .cancelled(method: method)
+        } catch {
+            throw nodeError(error, method: method)
+        }
+        return try Self.result(of: response.body, status: response.status, id: id, method: method)
+    }
+
+    /// The POST of one attempt: a JSON-RPC 2.0 request object with its own id.
+    private func request(method: String, params: [JSONValue], id: Int, deadline: ContinuousClock.Instant)
+        -> HTTPRequest
+    {
+        let body = JSONValue.object(
+            JSONObject([
+                "jsonrpc": .string("2.0"), "id": .number(String(id)), "method": .string(method),
+                "params": .array(params),
+            ])
+        ).serialized
+        return HTTPRequest(
+            method: "POST", url: url,
+            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],
+            body: Array(body.utf8), deadline: deadline, connectTimeout: min(timeout, .seconds(10)),
+            maxResponseBytes: maxResponseBytes)
+    }
+
+    /// What a call that ended without an answer to read throws.
+    private func nodeError(_ error: RetryingHTTPCallError, method: String) -> NodeError {
+        switch error {
+        case .outcomeUnknown(.outcomeUnknown(let reason)):
+            return .outcomeUnknown(method: method, reason: reason)
+        case .outcomeUnknown:
+            return .outcomeUnknown(method: method, reason: "no answer within \(timeout)")
+        case .failed(.timeout(requestSent: false), let earlier?):
+            // Never sent on a retry: the earlier attempt's failure (refused, 5xx) says more.
+            return lastFailure(earlier, method: method)
+        case .failed(let cause, _):
+            switch cause {
+            case .notSent(let reason), .outcomeUnknown(let reason):
+                return .transport("\(method) to \(endpoint): \(reason)")
+            case .timeout: return .timeout(method: method)
+            case .cancelled: return .cancelled(method: method)
+            case .redirectRefused: return .transport("\(method) to \(endpoint): \(cause)")
+            case .bodyTooLarge: return .invalidResponse(method: method, reason: "\(cause)")
             }
-            attempt += 1
+        case .noTimeForRetry(let outcome):
+            // The deadline leaves no time for another attempt: what the last one ended with stands.
+            return lastFailure(outcome, method: method)
+        case .cancelled:
+            return .cancelled(method: method)
+        }
+    }
+
+    /// What an attempt that was worth repeating ended with, as the call's failure.
+    private func lastFailure(_ outcome: Result<HTTPResponse, HTTPError>, method: String) -> NodeError {
+        switch outcome {
+        case .success(let response): .http(status: response.status, method: method)
+        case .failure(let error): nodeError(.failed(error, earlier: nil), method: method)
         }
     }
 
@@ -159,8 +170,13 @@ public final class JSONRPCClient: EthereumNode {
         return url.port.map { "\(host):\($0)" } ?? host
     }
 
-    /// 100 ms doubling per attempt, at most 1.6 s.
-    static func backoff(_ attempt: Int) -> Duration { .milliseconds(100 << min(attempt, 4)) }
+    /// The retries of a client: `maxRetries`, back-off 100 ms doubling up to 1.6 s without jitter,
+    /// `Retry-After` honoured up to 2 s, 429 and 5xx repeated for idempotent methods only.
+    static func retryPolicy(maxRetries: Int) -> HTTPRetryPolicy {
+        HTTPRetryPolicy(
+            maxRetries: maxRetries, baseDelay: .milliseconds(100), maxDelay: .milliseconds(1600), jitter: 0,
+            retryAfterCap: .seconds(2))
+    }
 
     /// Whether a node error message says the transaction is already in its pool.
     static func isAlreadyKnown(_ message: String) -> Bool {

@@ -21,6 +21,7 @@ import Synchronization
 /// ``HTTPTransport`` (libcurl by default) and are retried on 429 (honouring `Retry-After`, capped), 5xx
 /// and transport errors per ``PayClientConfiguration/retry`` — except that a `confirm` whose outcome is
 /// unknown is never re-sent before the payment's status has been asked (see docs/PAY.md, "Transport rules").
+/// Every request goes through one ``RetryingHTTPCall``; its waits and the status polls run on the client's clock.
 public final class PayClient: Sendable {
     private struct OptionKey: Hashable {
         let paymentId: String
@@ -42,11 +43,17 @@ public final class PayClient: Sendable {
 
     private let transport: PayTransport
     private let state = Mutex(State())
+    /// Where every deadline and every wait (retries, status polls) is read.
+    let clock: any SignerClock
 
-    /// A client sending through `transport` (libcurl by default).
-    public init(configuration: PayClientConfiguration, transport: any HTTPTransport = CurlHTTPTransport.shared) {
+    /// A client sending through `transport` (libcurl by default) and waiting on `clock` (the system's).
+    public init(
+        configuration: PayClientConfiguration, transport: any HTTPTransport = CurlHTTPTransport.shared,
+        clock: any SignerClock = SystemClock()
+    ) {
         self.configuration = configuration
-        self.transport = PayTransport(configuration: configuration, transport: transport)
+        self.clock = clock
+        self.transport = PayTransport(configuration: configuration, transport: transport, clock: clock)
     }
 
     // MARK: - Payment and options
@@ -195,7 +202,7 @@ public final class PayClient: Sendable {
         paymentId: String, optionId: String, signed: SignedActions, collectedData: CollectedData? = nil,
         maxPollMs: Int64? = nil, onStatus: (@Sendable (PaymentStatusResponse) -> Void)? = nil
     ) async throws(PayError) -> PaymentStatusResponse {
-        let start = ContinuousClock.now
+        let start = clock.now
         let first = try await submitConfirmation(
             paymentId: paymentId, optionId: optionId, signed: signed, collectedData: collectedData, maxPollMs: maxPollMs
         )
@@ -244,7 +251,7 @@ public final class PayClient: Sendable {
                 guard attempt < configuration.retry.maxRetries else {
                     throw .outcomeUnknown(endpoint: .confirm, reason: "\(reason); the payment still requires action")
                 }
-                do { try await Task.sleep(for: configuration.retry.backoff(retry: attempt)) } catch { throw .cancelled }
+                do { _ = try await transport.http.waitBeforeRetry(attempt) } catch { throw .cancelled }
                 attempt += 1
             }
         }
@@ -278,14 +285,14 @@ public final class PayClient: Sendable {
         return try PaymentStatusResponse(json: json)
     }
 
-    /// Polls the status after `from` until it is final: waits `pollInMs` (1000 when absent) between requests.
-    /// With `maxPollMs` above 0 the whole wait (counted from `startedAt`) is bounded by it.
+    /// Polls the status after `from` until it is final: waits `pollInMs` (1000 when absent) between requests,
+    /// on the client's clock. With `maxPollMs` above 0 the whole wait (counted from `startedAt`, an instant of
+    /// that clock) is bounded by it.
     public func waitForFinalStatus(
         paymentId: String, from current: PaymentStatusResponse, maxPollMs: Int64? = nil,
         startedAt: ContinuousClock.Instant = .now, onStatus: (@Sendable (PaymentStatusResponse) -> Void)? = nil
     ) async throws(PayError) -> PaymentStatusResponse {
         var current = current
-        let clock = ContinuousClock()
         let deadline = maxPollMs.flatMap { $0 > 0 ? startedAt.advanced(by: .milliseconds($0)) : nil }
         while !current.isFinal {
             var wake = clock.now.advanced(by: .milliseconds(max(0, current.pollInMs ?? 1000)))
@@ -293,7 +300,7 @@ public final class PayClient: Sendable {
                 guard clock.now < deadline else { throw .pollingTimedOut(lastStatus: current.status) }
                 wake = min(wake, deadline)
             }
-            do { try await Task.sleep(until: wake, clock: clock) } catch { throw .cancelled }
+            do { try await clock.sleep(until: wake) } catch { throw .cancelled }
             var poll = maxPollMs
             if let deadline, let requested = maxPollMs {
                 let left = clock.now.duration(to: deadline)

@@ -65,21 +65,20 @@ public struct PayRetryPolicy: Sendable, Equatable {
     public static let none = PayRetryPolicy(maxRetries: 0)
 
     /// The backoff before retry number `retry` (0-based): `baseDelay · 2^retry`, capped, with jitter.
-    public func backoff(retry: Int) -> Duration {
-        var delay = baseDelay
-        for _ in 0..<min(retry, 32) where delay < maxDelay { delay = delay * 2 }
-        delay = min(delay, maxDelay)
-        guard jitter > 0 else { return delay }
-        return delay * (1 - jitter * Double.random(in: 0..<1))
-    }
+    public func backoff(retry: Int) -> Duration { http.backoff(retry: retry) }
 
     /// The wait before retry number `retry` after an answer carrying `Retry-After` (seconds or an HTTP
     /// date): that value capped at ``retryAfterCap`` (any magnitude, checked before conversion), else the backoff.
     public func delay(retry: Int, retryAfter: String?, now: Date = Date()) -> Duration {
-        guard let retryAfter, let asked = RetryAfter.delay(retryAfter, now: now, cap: retryAfterCap) else {
-            return backoff(retry: retry)
-        }
-        return asked
+        http.delay(retry: retry, retryAfter: retryAfter, now: now)
+    }
+
+    /// The same policy for the retrying HTTP call: 429 and 5xx repeated for every endpoint that may be
+    /// repeated, and 429 (the gateway's rate limiter, which answers before anything runs) even for `confirm`.
+    var http: HTTPRetryPolicy {
+        HTTPRetryPolicy(
+            maxRetries: maxRetries, baseDelay: baseDelay, maxDelay: maxDelay, jitter: jitter,
+            retryAfterCap: retryAfterCap, unprocessedStatuses: [429])
     }
 }
 

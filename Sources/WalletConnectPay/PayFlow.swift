@@ -222,15 +222,17 @@ public struct PayFlow: Sendable {
             throw .optionNotCompletable(optionId: option.id, reason: problem)
         }
         onStep(.actions(option, resolved))
-        let previews: [SigningPreview]
-        do { previews = try dispatcher.preview(actions: resolved) } catch { throw .signing(error) }
+        // Parsed and resolved once: the previews shown and checked are those of the requests that get signed.
+        let prepared: Result<PreparedActions, DispatchError>
+        do { prepared = .success(try await dispatcher.prepare(actions: resolved)) } catch { prepared = .failure(error) }
+        let previews = try signingPreviews(of: prepared, actions: resolved)
         if let problem = optionCheck.problem(option: option, previews: previews) {
             throw .optionNotCompletable(optionId: option.id, reason: problem)
         }
         onStep(.preview(option, previews))
         try client.checkExpiry(paymentId: paymentId, optionId: option.id)
         let signed: SignedActions
-        do { signed = try await dispatcher.sign(actions: resolved) } catch { throw .signing(error) }
+        do { signed = try await dispatcher.sign(try prepared.get()) } catch { throw .signing(error) }
         onStep(.signed(signed))
         let onStep = self.onStep
         let final: PaymentStatusResponse
@@ -250,6 +252,19 @@ public struct PayFlow: Sendable {
         }
         onStep(.finished(final))
         return final
+    }
+
+    /// What each action does: from the prepared requests, or, when preparing refused the batch (a policy, a
+    /// backend's preflight), from parsing alone, so the option check and the expiry guard still come before
+    /// that refusal as they would before signing.
+    private func signingPreviews(of prepared: Result<PreparedActions, DispatchError>, actions: [WalletRpcAction])
+        throws(PayError) -> [SigningPreview]
+    {
+        switch prepared {
+        case .success(let batch): return batch.requests.map(\.preview)
+        case .failure:
+            do { return try dispatcher.preview(actions: actions) } catch { throw .signing(error) }
+        }
     }
 
     /// The collected answers as a prefill object (`"true"`/`"false"` become booleans).

@@ -2,8 +2,8 @@ import EthereumPrimitives
 import Foundation
 import SignerKitHTTP
 
-/// One call to the Pay API over the configured ``HTTPTransport``, repeated per the retry policy where
-/// repeating is safe. Internal to ``PayClient``.
+/// One call to the Pay API through a ``RetryingHTTPCall`` over the configured ``HTTPTransport``, repeated
+/// per the retry policy where repeating is safe. Internal to ``PayClient``.
 ///
 /// - Credentials go only to ``PayClientConfiguration/baseURL``'s origin (the URL is always built from it,
 ///   and redirects are refused: ``PayError/redirectRefused(endpoint:status:host:)``).
@@ -14,7 +14,14 @@ import SignerKitHTTP
 /// - `until` (a caller's deadline) bounds every attempt in flight and every wait between attempts.
 package struct PayTransport: Sendable {
     let configuration: PayClientConfiguration
-    let transport: any HTTPTransport
+    /// The retrying call every request goes through; its clock is the client's.
+    let http: RetryingHTTPCall
+
+    /// A transport for `configuration`, sending through `transport` and waiting on `clock`.
+    init(configuration: PayClientConfiguration, transport: any HTTPTransport, clock: any SignerClock) {
+        self.configuration = configuration
+        http = RetryingHTTPCall(transport: transport, policy: configuration.retry.http, clock: clock)
+    }
 
     /// Sends the request and returns the parsed 2xx JSON body.
     func send(
@@ -30,61 +37,51 @@ package struct PayTransport: Sendable {
         for (name, value) in configuration.authentication.headers { headers.append(HTTPHeader(name, value)) }
         if body != nil { headers.append(HTTPHeader("Content-Type", "application/json")) }
         let bytes = body.map { Array($0.serialized.utf8) }
-        let label = "\(method) \(endpoint)"
-        let clock = ContinuousClock()
-
-        var retry = 0
-        while true {
-            var deadline = clock.now.advanced(by: configuration.requestTimeout + longPoll)
-            if let callerDeadline { deadline = min(deadline, callerDeadline) }
-            let request = HTTPRequest(
-                method: method, url: url, headers: headers, body: bytes, deadline: deadline,
-                connectTimeout: configuration.connectTimeout, maxResponseBytes: configuration.maxResponseBytes)
-            let last = retry >= configuration.retry.maxRetries
-            var wait = configuration.retry.backoff(retry: retry)
-            let outcome: Result<HTTPResponse, HTTPError>
-            do { outcome = .success(try await transport.send(request)) } catch { outcome = .failure(error) }
-            switch outcome {
-            case .success(let response):
-                if response.isSuccess {
-                    do { return try JSONValue(parsing: response.body) } catch {
-                        throw .invalidResponse("\(endpoint): the body is not JSON (\(error))")
-                    }
-                }
-                let apiError = Self.apiError(status: response.status, body: response.body, endpoint: endpoint)
-                let serverError = (500..<600).contains(response.status)
-                if serverError && endpoint == .confirm {
-                    throw .outcomeUnknown(endpoint: endpoint, reason: "HTTP \(response.status) (\(apiError))")
-                }
-                guard response.status == 429 || serverError, !last else { throw PayError.classify(apiError) }
-                if let text = response.header("retry-after") {
-                    wait = configuration.retry.delay(retry: retry, retryAfter: text)
-                }
-            case .failure(let error):
-                switch error {
-                case .notSent(let reason):
-                    if last { throw .transport("\(label): \(reason)") }
-                case .outcomeUnknown(let reason):
-                    if endpoint == .confirm { throw .outcomeUnknown(endpoint: endpoint, reason: reason) }
-                    if last { throw .transport("\(label): \(reason)") }
-                case .timeout(let sent):
-                    if sent && endpoint == .confirm {
-                        throw .outcomeUnknown(endpoint: endpoint, reason: "no answer before the deadline")
-                    }
-                    if let callerDeadline, clock.now >= callerDeadline { throw .timeout("\(label): \(error)") }
-                    if last { throw .timeout("\(label): \(error)") }
-                case .cancelled:
-                    throw .cancelled
-                case .redirectRefused(let status, let host):
-                    throw .redirectRefused(endpoint: endpoint, status: status, host: host)
-                case .bodyTooLarge:
-                    throw .invalidResponse("\(endpoint): \(error)")
-                }
+        let response: HTTPResponse
+        do {
+            response = try await http.send(
+                idempotent: endpoint != .confirm,
+                within: .perAttempt(configuration.requestTimeout + longPoll, deadline: callerDeadline)
+            ) { deadline in
+                HTTPRequest(
+                    method: method, url: url, headers: headers, body: bytes, deadline: deadline,
+                    connectTimeout: configuration.connectTimeout, maxResponseBytes: configuration.maxResponseBytes)
             }
-            let wake = clock.now.advanced(by: wait)
-            if let callerDeadline, wake >= callerDeadline { throw .timeout("\(label): no time left for a retry") }
-            do { try await Task.sleep(until: wake, clock: clock) } catch { throw .cancelled }
-            retry += 1
+        } catch {
+            throw Self.payError(error, endpoint: endpoint, label: "\(method) \(endpoint)")
+        }
+        if response.isSuccess {
+            do { return try JSONValue(parsing: response.body) } catch {
+                throw .invalidResponse("\(endpoint): the body is not JSON (\(error))")
+            }
+        }
+        let apiError = Self.apiError(status: response.status, body: response.body, endpoint: endpoint)
+        if (500..<600).contains(response.status) && endpoint == .confirm {
+            throw .outcomeUnknown(endpoint: endpoint, reason: "HTTP \(response.status) (\(apiError))")
+        }
+        throw PayError.classify(apiError)
+    }
+
+    /// What a call that ended without an answer to read throws; `label` is `<method> <endpoint>`.
+    static func payError(_ error: RetryingHTTPCallError, endpoint: PayEndpoint, label: String) -> PayError {
+        switch error {
+        case .outcomeUnknown(.outcomeUnknown(let reason)):
+            return .outcomeUnknown(endpoint: endpoint, reason: reason)
+        case .outcomeUnknown:
+            return .outcomeUnknown(endpoint: endpoint, reason: "no answer before the deadline")
+        case .failed(let cause, _):
+            switch cause {
+            case .notSent(let reason), .outcomeUnknown(let reason): return .transport("\(label): \(reason)")
+            case .timeout: return .timeout("\(label): \(cause)")
+            case .cancelled: return .cancelled
+            case .redirectRefused(let status, let host):
+                return .redirectRefused(endpoint: endpoint, status: status, host: host)
+            case .bodyTooLarge: return .invalidResponse("\(endpoint): \(cause)")
+            }
+        case .noTimeForRetry:
+            return .timeout("\(label): no time left for a retry")
+        case .cancelled:
+            return .cancelled
         }
     }
 

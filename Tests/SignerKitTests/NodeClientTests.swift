@@ -300,3 +300,109 @@ extension NodeClientTests {
         }
     }
 }
+
+extension NodeClientTests {
+    /// ``JSONRPCClient``'s retries over a scripted transport, every wait on a manual clock (no node, no real sleep).
+    @Suite("JSON-RPC retries on the client's clock")
+    struct Retries {
+        typealias Outcome<T: Sendable & Equatable> = Result<T, NodeError>
+
+        func client(_ transport: ScriptedHTTPTransport, clock: ManualClock, timeout: Duration = .seconds(30)) throws
+            -> JSONRPCClient
+        {
+            JSONRPCClient(
+                url: try #require(URL(string: "http://node.test/rpc")), timeout: timeout, transport: transport,
+                clock: clock)
+        }
+
+        @Test(
+            "a 503 to a read is repeated after its Retry-After, capped at 2 s on the client's clock; new id each time")
+        func retryAfterOnClock() async throws {
+            let clock = ManualClock()
+            let transport = ScriptedHTTPTransport([
+                .status(503, headers: ["Retry-After": "30"], body: "busy"),
+                .status(200, body: #"{"jsonrpc":"2.0","id":2,"result":"0x2105"}"#),
+            ])
+            let client = try client(transport, clock: clock)
+            let task = Task { () async -> Outcome<UInt256> in
+                do throws(NodeError) { return .success(try await client.chainId()) } catch { return .failure(error) }
+            }
+            try #require(await asleep(clock, orDone: task), "a 503 to eth_chainId is followed by a wait")
+            clock.advance(by: .milliseconds(1999))
+            #expect(clock.sleeperCount == 1, "Retry-After: 30 waits the 2 s cap")
+            clock.advance(by: .milliseconds(1))
+            try #require(clock.sleeperCount == 0, "woken at the cap")
+            #expect(try await value(of: task, on: clock) == .success(UInt256(8453)))
+            let ids = transport.requests.map { try? JSONValue(parsing: $0.body ?? [])["id"] }
+            #expect(ids == [.number("1"), .number("2")])
+            let deadline = try #require(transport.requests.first?.deadline)
+            #expect(transport.requests.allSatisfy { $0.deadline == deadline }, "one deadline for the whole call")
+        }
+
+        @Test("a wait the call's timeout leaves no time for is not started: the 503 stands")
+        func noTimeForRetry() async throws {
+            let clock = ManualClock()
+            let transport = ScriptedHTTPTransport([
+                .status(503, headers: ["Retry-After": "1"]),
+                .status(200, body: #"{"jsonrpc":"2.0","id":2,"result":"0x1"}"#),
+            ])
+            let client = try client(transport, clock: clock, timeout: .milliseconds(500))
+            let task = Task { () async -> Outcome<UInt256> in
+                do throws(NodeError) { return .success(try await client.chainId()) } catch { return .failure(error) }
+            }
+            #expect(try await value(of: task, on: clock) == .failure(.http(status: 503, method: "eth_chainId")))
+            #expect(transport.requests.count == 1)
+        }
+
+        @Test("eth_sendRawTransaction whose answer is lost is not sent again: the node is asked for its hash")
+        func lostSend() async throws {
+            let clock = ManualClock()
+            let transport = ScriptedHTTPTransport([
+                .failure(.outcomeUnknown("connection reset")),
+                .status(200, body: #"{"jsonrpc":"2.0","id":2,"result":null}"#),
+            ])
+            let client = try client(transport, clock: clock)
+            let raw: [UInt8] = [0x02, 0xc0]
+            let task = Task { () async -> Outcome<Bytes32> in
+                do throws(NodeError) { return .success(try await client.sendRawTransaction(raw)) } catch {
+                    return .failure(error)
+                }
+            }
+            let hash = Keccak256.hash(raw)
+            #expect(
+                try await value(of: task, on: clock)
+                    == .failure(
+                        .outcomeUnknown(
+                            method: "eth_sendRawTransaction",
+                            reason: "connection reset; the node does not know \(hash.hex)")))
+            let methods = transport.requests.map { try? JSONValue(parsing: $0.body ?? [])["method"]?.stringValue }
+            #expect(methods == ["eth_sendRawTransaction", "eth_getTransactionByHash"])
+        }
+    }
+}
+
+/// Whether `clock` gets `count` sleepers before `task` ends (`false` when the task ends first); never hangs
+/// on a task that ends without sleeping, so a test of a wait that should not happen fails instead.
+private func asleep<T: Sendable>(_ clock: ManualClock, count: Int = 1, orDone task: Task<T, Never>) async -> Bool {
+    let (events, continuation) = AsyncStream.makeStream(of: Bool.self)
+    Task {
+        await clock.sleepers(atLeast: count)
+        continuation.yield(true)
+    }
+    Task {
+        _ = await task.value
+        continuation.yield(false)
+    }
+    for await event in events { return event }
+    return false
+}
+
+/// The task's value once it ends; an issue (and a thrown error, so the test never hangs) when it falls asleep
+/// on `clock` instead.
+private func value<T: Sendable>(
+    of task: Task<T, Never>, on clock: ManualClock, sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> T {
+    try #require(
+        !(await asleep(clock, orDone: task)), "expected the call to end, not to wait", sourceLocation: sourceLocation)
+    return await task.value
+}

@@ -231,20 +231,84 @@ struct PayClientTests {
         #expect(service.requests(to: .status).count == 4)
     }
 
-    @Test("429 with Retry-After is honoured (capped)")
+    @Test("429 with Retry-After is honoured (capped), waiting on the client's clock")
     func rateLimitedThenSuccess() async throws {
         let service = try startService()
         defer { service.stop() }
         let id = service.createPayment()
         service.inject(.status(429, code: "rate_limited", retryAfter: "5"), on: .payment)
-        let client = makeClient(service)  // Retry-After capped at 400 ms in tests (2 s in production)
-        let clock = ContinuousClock()
-        let started = clock.now
-        let info = try await client.payment(paymentId: id)
-        let elapsed = started.duration(to: clock.now)
+        let clock = ManualClock()
+        // Retry-After capped at 400 ms in tests (2 s in production). The attempts' deadlines are read on the
+        // manual clock too, which lags real time: a long request timeout keeps a loaded machine's real HTTP
+        // exchange inside them.
+        let client = makeClient(service, requestTimeout: .seconds(3600), clock: clock)
+        let task = Task { () async -> Result<PaymentInfo, PayError> in
+            do throws(PayError) { return .success(try await client.payment(paymentId: id)) } catch {
+                return .failure(error)
+            }
+        }
+        try #require(await asleep(clock, orDone: task), "the 429 is followed by a wait")
+        #expect(service.requests(to: .payment).count == 1)
+        clock.advance(by: .milliseconds(399))
+        #expect(clock.sleeperCount == 1, "Retry-After: 5 capped at 400 ms, not the 5-10 ms back-off")
+        clock.advance(by: .milliseconds(1))
+        try #require(clock.sleeperCount == 0, "woken at the cap")
+        let info = try await value(of: task, on: clock).get()
         #expect(info.status == .requiresAction)
         #expect(service.requests(to: .payment).count == 2)
-        #expect(elapsed >= .milliseconds(380))  // waited for Retry-After (the cap itself: backoffPolicy)
+    }
+
+    @Test("status polls wait pollInMs on the client's clock; maxPollMs, read on that clock, bounds the whole wait")
+    func pollingOnClock() async throws {
+        let processing = #"{"status":"processing","isFinal":false,"pollInMs":500,"info":null}"#
+        let succeeded = #"{"status":"succeeded","isFinal":true,"info":null}"#
+        let clock = ManualClock()
+        let transport = ScriptedHTTPTransport([.status(200, body: processing), .status(200, body: succeeded)])
+        let client = PayClient(
+            configuration: PayClientConfiguration(
+                baseURL: try #require(URL(string: "https://pay.test")), authentication: .none, retry: fastRetry),
+            transport: transport, clock: clock)
+        let first = PaymentStatusResponse(status: .processing, isFinal: false, pollInMs: 300)
+        let polling = Task { () async -> Result<PaymentStatusResponse, PayError> in
+            do throws(PayError) {
+                return .success(try await client.waitForFinalStatus(paymentId: "pay_1", from: first))
+            } catch {
+                return .failure(error)
+            }
+        }
+        try #require(await asleep(clock, orDone: polling))
+        clock.advance(by: .milliseconds(299))
+        #expect(transport.requests.isEmpty, "the first poll waits the 300 ms the last status asked for")
+        clock.advance(by: .milliseconds(1))
+        try #require(await asleep(clock, orDone: polling))
+        #expect(transport.requests.count == 1)
+        clock.advance(by: .milliseconds(500))
+        #expect(try await value(of: polling, on: clock).get().status == .succeeded)
+        #expect(transport.requests.count == 2)
+        #expect(transport.requests.allSatisfy { $0.method == "GET" && $0.url.path.hasSuffix("/pay_1/status") })
+
+        // maxPollMs 600 from the clock's start: one poll (asking the server to hold it 300 ms, what is left),
+        // then the deadline ends the wait with the last status.
+        let bounded = ScriptedHTTPTransport([.status(200, body: processing)])
+        let boundedClient = PayClient(
+            configuration: PayClientConfiguration(
+                baseURL: try #require(URL(string: "https://pay.test")), authentication: .none, retry: fastRetry),
+            transport: bounded, clock: clock)
+        let started = clock.now
+        let timed = Task { () async -> Result<PaymentStatusResponse, PayError> in
+            do throws(PayError) {
+                return .success(
+                    try await boundedClient.waitForFinalStatus(
+                        paymentId: "pay_1", from: first, maxPollMs: 600, startedAt: started))
+            } catch { return .failure(error) }
+        }
+        try #require(await asleep(clock, orDone: timed))
+        clock.advance(by: .milliseconds(300))
+        try #require(await asleep(clock, orDone: timed))
+        #expect(bounded.requests.first?.url.query == "maxPollMs=300")
+        clock.advance(by: .milliseconds(300))
+        #expect(try await value(of: timed, on: clock) == .failure(.pollingTimedOut(lastStatus: .processing)))
+        #expect(bounded.requests.count == 1)
     }
 
     @Test("retries are exhausted after 5: 5xx, 429 and dropped connections")

@@ -2,6 +2,7 @@ import EthereumPrimitives
 import EthereumTransactions
 import Foundation
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Synchronization
 import Testing
@@ -28,16 +29,34 @@ func startService(
             requiredApiKey: requiredApiKey, sanctionedAddresses: sanctioned))
 }
 
-/// A client of `service`.
+/// A client of `service`, waiting on `clock`.
 func makeClient(
     _ service: LocalPayService, retry: PayRetryPolicy = fastRetry,
     authentication: PayAuthentication = .appId("test-app", clientId: "test-client"),
-    connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30)
+    connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
+    clock: any SignerClock = SystemClock()
 ) -> PayClient {
     PayClient(
         configuration: PayClientConfiguration(
             baseURL: service.baseURL, authentication: authentication, retry: retry, connectTimeout: connectTimeout,
-            requestTimeout: requestTimeout))
+            requestTimeout: requestTimeout),
+        clock: clock)
+}
+
+/// Whether `clock` gets `count` sleepers before `task` ends (`false` when the task ends first); never hangs
+/// on a task that ends without sleeping, so a test of a wait that should not happen fails instead.
+func asleep<T: Sendable>(_ clock: ManualClock, count: Int = 1, orDone task: Task<T, Never>) async -> Bool {
+    let (events, continuation) = AsyncStream.makeStream(of: Bool.self)
+    Task {
+        await clock.sleepers(atLeast: count)
+        continuation.yield(true)
+    }
+    Task {
+        _ = await task.value
+        continuation.yield(false)
+    }
+    for await event in events { return event }
+    return false
 }
 
 /// A fresh software key registered in a fresh dispatcher (with `nodes` for eth_sendTransaction).
@@ -160,4 +179,14 @@ struct ImpostorBackend: WalletRpcSigner {
         case .transaction: throw .unsupportedMethod(request.method.rawValue)
         }
     }
+}
+
+/// The task's value once it ends; an issue (and a thrown error, so the test never hangs) when it falls asleep
+/// on `clock` instead.
+func value<T: Sendable>(
+    of task: Task<T, Never>, on clock: ManualClock, sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> T {
+    try #require(
+        !(await asleep(clock, orDone: task)), "expected the call to end, not to wait", sourceLocation: sourceLocation)
+    return await task.value
 }
