@@ -37,14 +37,14 @@ struct RetryingHTTPCallTests {
         let call = RetryingHTTPCall(transport: transport, policy: policy, clock: clock)
         let request = try request(clock)
         let task = start(call, request, idempotent: true)
-        try #require(await asleep(clock, orDone: task), "a 503 to an idempotent request is followed by a wait")
+        try #require(await clock.asleep(orDone: task), "a 503 to an idempotent request is followed by a wait")
         #expect(transport.requests.count == 1)
         clock.advance(by: .milliseconds(99))
         #expect(clock.sleeperCount == 1, "the first back-off is 100 ms")
         #expect(transport.requests.count == 1)
         clock.advance(by: .milliseconds(1))
         try #require(clock.sleeperCount == 0, "woken at 100 ms")
-        let outcome = try await value(of: task, on: clock)
+        let outcome = try await clock.value(of: task)
         #expect(outcome == .success(HTTPResponse(status: 200, headers: [], body: Array("ok".utf8))))
         #expect(transport.requests.count == 2)
         // Both attempts carry the call's deadline and the same body.
@@ -62,19 +62,19 @@ struct RetryingHTTPCallTests {
         let call = RetryingHTTPCall(transport: transport, policy: policy, clock: clock)
         let task = start(call, try request(clock, within: .seconds(60)), idempotent: true)
 
-        try #require(await asleep(clock, orDone: task))
+        try #require(await clock.asleep(orDone: task))
         clock.advance(by: .milliseconds(999))
         #expect(clock.sleeperCount == 1, "Retry-After: 1 is a 1 s wait, not the 100 ms back-off")
         clock.advance(by: .milliseconds(1))
         try #require(clock.sleeperCount == 0, "woken at 1 s")
 
-        try #require(await asleep(clock, orDone: task))
+        try #require(await clock.asleep(orDone: task))
         #expect(transport.requests.count == 2)
         clock.advance(by: .milliseconds(1999))
         #expect(clock.sleeperCount == 1, "Retry-After: 1e16 waits the 2 s cap")
         clock.advance(by: .milliseconds(1))
         try #require(clock.sleeperCount == 0, "woken at the cap")
-        #expect(try await value(of: task, on: clock).map(\.status) == .success(200))
+        #expect(try await clock.value(of: task).map(\.status) == .success(200))
         #expect(transport.requests.count == 3)
     }
 
@@ -87,7 +87,7 @@ struct RetryingHTTPCallTests {
         let call = RetryingHTTPCall(transport: transport, policy: policy, clock: clock)
         // With an attempt timeout, so a timed-out idempotent attempt would be repeated.
         let task = start(call, try request(clock), idempotent: false, attemptTimeout: .seconds(5))
-        #expect(try await value(of: task, on: clock) == .failure(.outcomeUnknown(failure)))
+        #expect(try await clock.value(of: task) == .failure(.outcomeUnknown(failure)))
         #expect(transport.requests.count == 1)
         #expect(transport.queuedCount == 1)
 
@@ -95,9 +95,9 @@ struct RetryingHTTPCallTests {
         let again = ScriptedHTTPTransport([.failure(failure), .status(200)])
         let idempotentCall = RetryingHTTPCall(transport: again, policy: policy, clock: clock)
         let repeated = start(idempotentCall, try request(clock), idempotent: true, attemptTimeout: .seconds(5))
-        try #require(await asleep(clock, orDone: repeated))
+        try #require(await clock.asleep(orDone: repeated))
         clock.advance(by: .milliseconds(100))
-        #expect(try await value(of: repeated, on: clock).map(\.status) == .success(200))
+        #expect(try await clock.value(of: repeated).map(\.status) == .success(200))
         #expect(again.requests.count == 2)
     }
 
@@ -107,10 +107,10 @@ struct RetryingHTTPCallTests {
         let transport = ScriptedHTTPTransport([.failure(.notSent("connection refused")), .status(503), .status(200)])
         let call = RetryingHTTPCall(transport: transport, policy: policy, clock: clock)
         let task = start(call, try request(clock), idempotent: false)
-        try #require(await asleep(clock, orDone: task))
+        try #require(await clock.asleep(orDone: task))
         clock.advance(by: .milliseconds(100))
         #expect(
-            try await value(of: task, on: clock).map(\.status) == .success(503), "the server answered: not repeated")
+            try await clock.value(of: task).map(\.status) == .success(503), "the server answered: not repeated")
         #expect(transport.requests.count == 2)
     }
 
@@ -122,9 +122,9 @@ struct RetryingHTTPCallTests {
         // 250 ms: the first back-off (100 ms) fits, the second (200 ms more) would end at 300 ms.
         let request = try request(clock, within: .milliseconds(250))
         let task = start(call, request, idempotent: true)
-        try #require(await asleep(clock, orDone: task))
+        try #require(await clock.asleep(orDone: task))
         clock.advance(by: .milliseconds(100))
-        let outcome = try await value(of: task, on: clock)
+        let outcome = try await clock.value(of: task)
         #expect(outcome == .failure(.noTimeForRetry(after: .success(HTTPResponse(status: 502, headers: [], body: [])))))
         #expect(transport.requests.count == 2)
         #expect(clock.sleeperCount == 0)
@@ -135,7 +135,7 @@ struct RetryingHTTPCallTests {
         let late = start(
             RetryingHTTPCall(transport: limited, policy: policy, clock: clock),
             try self.request(clock, within: .milliseconds(500)), idempotent: true)
-        guard case .failure(.noTimeForRetry(.success(let answer))) = try await value(of: late, on: clock) else {
+        guard case .failure(.noTimeForRetry(.success(let answer))) = try await clock.value(of: late) else {
             Issue.record("expected noTimeForRetry"); return
         }
         #expect(answer.status == 429)
@@ -148,7 +148,7 @@ struct RetryingHTTPCallTests {
         let transport = ScriptedHTTPTransport([.status(status), .status(200)])
         let call = RetryingHTTPCall(transport: transport, policy: policy, clock: clock)
         let task = start(call, try request(clock), idempotent: true)
-        #expect(try await value(of: task, on: clock).map(\.status) == .success(status))
+        #expect(try await clock.value(of: task).map(\.status) == .success(status))
         #expect(transport.requests.count == 1)
     }
 
@@ -168,7 +168,7 @@ struct RetryingHTTPCallTests {
                     ) { HTTPRequest(method: "POST", url: url, deadline: $0) })
             } catch { return .failure(error) }
         }
-        #expect(try await value(of: task, on: clock).map(\.status) == .success(503))
+        #expect(try await clock.value(of: task).map(\.status) == .success(503))
         #expect(transport.requests.count == 1)
     }
 
@@ -179,19 +179,19 @@ struct RetryingHTTPCallTests {
         let transport = ScriptedHTTPTransport([.status(503), .status(500), .status(200)])
         let call = RetryingHTTPCall(transport: transport, policy: bounded, clock: clock)
         let task = start(call, try request(clock), idempotent: true)
-        try #require(await asleep(clock, orDone: task))
+        try #require(await clock.asleep(orDone: task))
         clock.advance(by: .milliseconds(100))
-        #expect(try await value(of: task, on: clock).map(\.status) == .success(500))
+        #expect(try await clock.value(of: task).map(\.status) == .success(500))
         #expect(transport.requests.count == 2)
 
         let refused = ScriptedHTTPTransport([.failure(.notSent("refused")), .failure(.notSent("refused again"))])
         let failing = start(
             RetryingHTTPCall(transport: refused, policy: bounded, clock: clock), try request(clock),
             idempotent: true)
-        try #require(await asleep(clock, orDone: failing))
+        try #require(await clock.asleep(orDone: failing))
         clock.advance(by: .milliseconds(100))
         #expect(
-            try await value(of: failing, on: clock)
+            try await clock.value(of: failing)
                 == .failure(.failed(.notSent("refused again"), earlier: .failure(.notSent("refused")))))
     }
 
@@ -204,9 +204,9 @@ struct RetryingHTTPCallTests {
         let request = try request(clock, within: .seconds(10))
         let start = clock.now
         let task = self.start(call, request, idempotent: true, attemptTimeout: .seconds(1))
-        try #require(await asleep(clock, orDone: task))
+        try #require(await clock.asleep(orDone: task))
         clock.advance(by: .milliseconds(100))
-        #expect(try await value(of: task, on: clock).map(\.status) == .success(200))
+        #expect(try await clock.value(of: task).map(\.status) == .success(200))
         #expect(
             transport.requests.map(\.deadline) == [
                 start.advanced(by: .seconds(1)), start.advanced(by: .milliseconds(1100)),
@@ -217,7 +217,7 @@ struct RetryingHTTPCallTests {
         let ended = self.start(
             RetryingHTTPCall(transport: whole, policy: policy, clock: clock), request,
             idempotent: true)
-        #expect(try await value(of: ended, on: clock) == .failure(.failed(.timeout(requestSent: false), earlier: nil)))
+        #expect(try await clock.value(of: ended) == .failure(.failed(.timeout(requestSent: false), earlier: nil)))
         #expect(whole.requests.count == 1)
 
         // A retry that times out before it is sent reports the failure that made it necessary.
@@ -225,10 +225,10 @@ struct RetryingHTTPCallTests {
         let late = self.start(
             RetryingHTTPCall(transport: retried, policy: policy, clock: clock), request,
             idempotent: true)
-        try #require(await asleep(clock, orDone: late))
+        try #require(await clock.asleep(orDone: late))
         clock.advance(by: .milliseconds(100))
         #expect(
-            try await value(of: late, on: clock)
+            try await clock.value(of: late)
                 == .failure(
                     .failed(
                         .timeout(requestSent: false),
@@ -242,9 +242,9 @@ struct RetryingHTTPCallTests {
         let transport = ScriptedHTTPTransport([.status(503), .status(200)])
         let call = RetryingHTTPCall(transport: transport, policy: policy, clock: clock)
         let task = start(call, try request(clock), idempotent: true)
-        try #require(await asleep(clock, orDone: task))
+        try #require(await clock.asleep(orDone: task))
         task.cancel()
-        #expect(try await value(of: task, on: clock) == .failure(.cancelled(requestSent: false)))
+        #expect(try await clock.value(of: task) == .failure(.cancelled(requestSent: false)))
         #expect(clock.sleeperCount == 0)
         #expect(transport.requests.count == 1)
     }
@@ -255,7 +255,7 @@ struct RetryingHTTPCallTests {
         let transport = ScriptedHTTPTransport([.failure(.cancelled(requestSent: true)), .status(200)])
         let call = RetryingHTTPCall(transport: transport, policy: policy, clock: clock)
         let task = start(call, try request(clock), idempotent: true)
-        #expect(try await value(of: task, on: clock) == .failure(.cancelled(requestSent: true)))
+        #expect(try await clock.value(of: task) == .failure(.cancelled(requestSent: true)))
         #expect(transport.requests.count == 1)
     }
 
@@ -283,30 +283,4 @@ struct RetryingHTTPCallTests {
         #expect(rateLimited.repeats(status: 429, idempotent: false))
         #expect(!rateLimited.repeats(status: 503, idempotent: false))
     }
-}
-
-/// Whether `clock` gets `count` sleepers before `task` ends (`false` when the task ends first); never hangs
-/// on a task that ends without sleeping, so a test of a wait that should not happen fails instead.
-func asleep<T: Sendable>(_ clock: ManualClock, count: Int = 1, orDone task: Task<T, Never>) async -> Bool {
-    let (events, continuation) = AsyncStream.makeStream(of: Bool.self)
-    Task {
-        await clock.sleepers(atLeast: count)
-        continuation.yield(true)
-    }
-    Task {
-        _ = await task.value
-        continuation.yield(false)
-    }
-    for await event in events { return event }
-    return false
-}
-
-/// The task's value once it ends; an issue (and a thrown error, so the test never hangs) when it falls asleep
-/// on `clock` instead.
-func value<T: Sendable>(
-    of task: Task<T, Never>, on clock: ManualClock, sourceLocation: SourceLocation = #_sourceLocation
-) async throws -> T {
-    try #require(
-        !(await asleep(clock, orDone: task)), "expected the call to end, not to wait", sourceLocation: sourceLocation)
-    return await task.value
 }

@@ -90,4 +90,33 @@ public final class ManualClock: SignerClock {
             if ready { continuation.resume() }
         }
     }
+
+    /// Whether `count` tasks fall asleep on this clock before `task` ends (`false` when it ends first); never
+    /// hangs on a task that ends without sleeping, so a test of a wait that should not happen fails instead.
+    public func asleep<T: Sendable>(count: Int = 1, orDone task: Task<T, Never>) async -> Bool {
+        let (events, continuation) = AsyncStream.makeStream(of: Bool.self)
+        Task {
+            await sleepers(atLeast: count)
+            continuation.yield(true)
+        }
+        Task {
+            _ = await task.value
+            continuation.yield(false)
+        }
+        for await event in events { return event }
+        return false
+    }
+
+    /// The code under test fell asleep on the clock where it was expected to finish.
+    public struct FellAsleep: Error, CustomStringConvertible {
+        /// What the test says.
+        public var description: String { "expected the call to end, not to wait on the manual clock" }
+    }
+
+    /// The task's value once it ends; throws ``FellAsleep`` (so the test fails instead of hanging) when it
+    /// falls asleep on this clock instead.
+    public func value<T: Sendable>(of task: Task<T, Never>) async throws(FellAsleep) -> T {
+        guard !(await asleep(orDone: task)) else { throw FellAsleep() }
+        return await task.value
+    }
 }

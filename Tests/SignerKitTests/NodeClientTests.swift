@@ -327,12 +327,12 @@ extension NodeClientTests {
             let task = Task { () async -> Outcome<UInt256> in
                 do throws(NodeError) { return .success(try await client.chainId()) } catch { return .failure(error) }
             }
-            try #require(await asleep(clock, orDone: task), "a 503 to eth_chainId is followed by a wait")
+            try #require(await clock.asleep(orDone: task), "a 503 to eth_chainId is followed by a wait")
             clock.advance(by: .milliseconds(1999))
             #expect(clock.sleeperCount == 1, "Retry-After: 30 waits the 2 s cap")
             clock.advance(by: .milliseconds(1))
             try #require(clock.sleeperCount == 0, "woken at the cap")
-            #expect(try await value(of: task, on: clock) == .success(UInt256(8453)))
+            #expect(try await clock.value(of: task) == .success(UInt256(8453)))
             let ids = transport.requests.map { try? JSONValue(parsing: $0.body ?? [])["id"] }
             #expect(ids == [.number("1"), .number("2")])
             let deadline = try #require(transport.requests.first?.deadline)
@@ -350,7 +350,7 @@ extension NodeClientTests {
             let task = Task { () async -> Outcome<UInt256> in
                 do throws(NodeError) { return .success(try await client.chainId()) } catch { return .failure(error) }
             }
-            #expect(try await value(of: task, on: clock) == .failure(.http(status: 503, method: "eth_chainId")))
+            #expect(try await clock.value(of: task) == .failure(.http(status: 503, method: "eth_chainId")))
             #expect(transport.requests.count == 1)
         }
 
@@ -370,7 +370,7 @@ extension NodeClientTests {
             }
             let hash = Keccak256.hash(raw)
             #expect(
-                try await value(of: task, on: clock)
+                try await clock.value(of: task)
                     == .failure(
                         .outcomeUnknown(
                             method: "eth_sendRawTransaction",
@@ -379,30 +379,4 @@ extension NodeClientTests {
             #expect(methods == ["eth_sendRawTransaction", "eth_getTransactionByHash"])
         }
     }
-}
-
-/// Whether `clock` gets `count` sleepers before `task` ends (`false` when the task ends first); never hangs
-/// on a task that ends without sleeping, so a test of a wait that should not happen fails instead.
-private func asleep<T: Sendable>(_ clock: ManualClock, count: Int = 1, orDone task: Task<T, Never>) async -> Bool {
-    let (events, continuation) = AsyncStream.makeStream(of: Bool.self)
-    Task {
-        await clock.sleepers(atLeast: count)
-        continuation.yield(true)
-    }
-    Task {
-        _ = await task.value
-        continuation.yield(false)
-    }
-    for await event in events { return event }
-    return false
-}
-
-/// The task's value once it ends; an issue (and a thrown error, so the test never hangs) when it falls asleep
-/// on `clock` instead.
-private func value<T: Sendable>(
-    of task: Task<T, Never>, on clock: ManualClock, sourceLocation: SourceLocation = #_sourceLocation
-) async throws -> T {
-    try #require(
-        !(await asleep(clock, orDone: task)), "expected the call to end, not to wait", sourceLocation: sourceLocation)
-    return await task.value
 }

@@ -247,13 +247,13 @@ struct PayClientTests {
                 return .failure(error)
             }
         }
-        try #require(await asleep(clock, orDone: task), "the 429 is followed by a wait")
+        try #require(await clock.asleep(orDone: task), "the 429 is followed by a wait")
         #expect(service.requests(to: .payment).count == 1)
         clock.advance(by: .milliseconds(399))
         #expect(clock.sleeperCount == 1, "Retry-After: 5 capped at 400 ms, not the 5-10 ms back-off")
         clock.advance(by: .milliseconds(1))
         try #require(clock.sleeperCount == 0, "woken at the cap")
-        let info = try await value(of: task, on: clock).get()
+        let info = try await clock.value(of: task).get()
         #expect(info.status == .requiresAction)
         #expect(service.requests(to: .payment).count == 2)
     }
@@ -276,14 +276,14 @@ struct PayClientTests {
                 return .failure(error)
             }
         }
-        try #require(await asleep(clock, orDone: polling))
+        try #require(await clock.asleep(orDone: polling))
         clock.advance(by: .milliseconds(299))
         #expect(transport.requests.isEmpty, "the first poll waits the 300 ms the last status asked for")
         clock.advance(by: .milliseconds(1))
-        try #require(await asleep(clock, orDone: polling))
+        try #require(await clock.asleep(orDone: polling))
         #expect(transport.requests.count == 1)
         clock.advance(by: .milliseconds(500))
-        #expect(try await value(of: polling, on: clock).get().status == .succeeded)
+        #expect(try await clock.value(of: polling).get().status == .succeeded)
         #expect(transport.requests.count == 2)
         #expect(transport.requests.allSatisfy { $0.method == "GET" && $0.url.path.hasSuffix("/pay_1/status") })
 
@@ -302,12 +302,12 @@ struct PayClientTests {
                         paymentId: "pay_1", from: first, maxPollMs: 600, startedAt: started))
             } catch { return .failure(error) }
         }
-        try #require(await asleep(clock, orDone: timed))
+        try #require(await clock.asleep(orDone: timed))
         clock.advance(by: .milliseconds(300))
-        try #require(await asleep(clock, orDone: timed))
+        try #require(await clock.asleep(orDone: timed))
         #expect(bounded.requests.first?.url.query == "maxPollMs=300")
         clock.advance(by: .milliseconds(300))
-        #expect(try await value(of: timed, on: clock) == .failure(.pollingTimedOut(lastStatus: .processing)))
+        #expect(try await clock.value(of: timed) == .failure(.pollingTimedOut(lastStatus: .processing)))
         #expect(bounded.requests.count == 1)
     }
 

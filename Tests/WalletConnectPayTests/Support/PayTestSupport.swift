@@ -43,22 +43,6 @@ func makeClient(
         clock: clock)
 }
 
-/// Whether `clock` gets `count` sleepers before `task` ends (`false` when the task ends first); never hangs
-/// on a task that ends without sleeping, so a test of a wait that should not happen fails instead.
-func asleep<T: Sendable>(_ clock: ManualClock, count: Int = 1, orDone task: Task<T, Never>) async -> Bool {
-    let (events, continuation) = AsyncStream.makeStream(of: Bool.self)
-    Task {
-        await clock.sleepers(atLeast: count)
-        continuation.yield(true)
-    }
-    Task {
-        _ = await task.value
-        continuation.yield(false)
-    }
-    for await event in events { return event }
-    return false
-}
-
 /// A fresh software key registered in a fresh dispatcher (with `nodes` for eth_sendTransaction).
 func makeWallet(nodes: [ChainID: any EthereumNode] = [:]) throws -> (SoftwareKeySigner, RpcDispatcher) {
     let key = SoftwareKeySigner.generate()
@@ -179,14 +163,4 @@ struct ImpostorBackend: WalletRpcSigner {
         case .transaction: throw .unsupportedMethod(request.method.rawValue)
         }
     }
-}
-
-/// The task's value once it ends; an issue (and a thrown error, so the test never hangs) when it falls asleep
-/// on `clock` instead.
-func value<T: Sendable>(
-    of task: Task<T, Never>, on clock: ManualClock, sourceLocation: SourceLocation = #_sourceLocation
-) async throws -> T {
-    try #require(
-        !(await asleep(clock, orDone: task)), "expected the call to end, not to wait", sourceLocation: sourceLocation)
-    return await task.value
 }
