@@ -35,16 +35,13 @@ struct PayCommandTests {
             service.stop()
         }
 
-        func pay(_ extra: [String] = []) async throws -> (CommandResult, Duration) {
-            let clock = ContinuousClock()
-            let started = clock.now
-            let result = try await Binary.run(
+        func pay(_ extra: [String] = []) async throws -> CommandResult {
+            try await Binary.run(
                 [
                     "pay", id, "--api-url", proxy.url.absoluteString, "--key-file",
                     try PayCommandTests.keyFile(directory),
                     "--app-id", "test-app",
                 ] + extra)
-            return (result, started.duration(to: clock.now))
         }
 
         func seen(_ suffix: String) async throws -> [SeenRequest] {
@@ -52,29 +49,17 @@ struct PayCommandTests {
         }
     }
 
-    @Test("--max-poll-ms 2000 against a status endpoint that never answers: exit 65 in under 15 s")
+    @Test("--max-poll-ms 2000 against a status endpoint that never answers: exit 65 naming the deadline")
     func hangingStatus() async throws {
         let setup = try await Setup.start(processingTime: .seconds(120))
         defer { setup.stop() }
         try await setup.proxy.add(FaultRule(.hang, pathSuffix: "/status", times: -1))
-        // The deadline bounds the wait for the final status: timed from the confirm (the last step before
-        // polling; the proxy logs a request once it is answered, so a hanging status request never shows) to
-        // the exit, so a loaded machine's slow earlier steps (options, signing) do not count.
-        let clock = ContinuousClock()
-        let confirmed = Task { () -> ContinuousClock.Instant? in
-            while !Task.isCancelled {
-                if let seen = try? await setup.seen("/confirm"), !seen.isEmpty { return clock.now }
-                try? await Task.sleep(for: .milliseconds(25))
-            }
-            return nil
-        }
-        let (result, elapsed) = try await setup.pay(["--max-poll-ms", "2000"])
-        let exited = clock.now
-        confirmed.cancel()
+        // The status never answers: only the deadline can end the run (without it the child would poll until
+        // `waitForExit` kills it, and the test fails). How long the deadline takes is tested in process on a
+        // manual clock (PayClientTests), not here against a loaded machine's clock.
+        let result = try await setup.pay(["--max-poll-ms", "2000"])
         expectInvalid(result, "no final status before the deadline")
-        let polling = try #require(await confirmed.value, "no confirm reached the server").duration(to: exited)
-        #expect(polling < .seconds(15), "\(polling) from the confirm to the exit")
-        #expect(elapsed < .seconds(120), "\(elapsed)")
+        #expect(try await setup.seen("/confirm").count == 1)
     }
 
     @Test("a confirm whose connection is reset after handling: exit 0 with the final status, confirmed once")
@@ -82,10 +67,9 @@ struct PayCommandTests {
         let setup = try await Setup.start()
         defer { setup.stop() }
         try await setup.proxy.add(FaultRule(.dropAfterForward, pathSuffix: "/confirm"))
-        let (result, elapsed) = try await setup.pay()
+        let result = try await setup.pay()
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines.last == "final: succeeded", "\(result)")
-        #expect(elapsed < .seconds(30))
         #expect(try await setup.seen("/confirm").count == 1)
         #expect(setup.service.confirmationCount(paymentId: setup.id) == 1)
     }
@@ -99,9 +83,10 @@ struct PayCommandTests {
                 .respond, pathSuffix: "/options", status: 429, body: #"{"code":"rate_limited","message":"slow"}"#,
                 headers: ["Retry-After": "1e16"]),
             FaultRule(.respond, pathSuffix: "/options", status: 503, body: "busy"))
-        let (result, elapsed) = try await setup.pay()
+        // An uncapped wait would never end (`waitForExit` kills the child, and the test fails); the cap itself is
+        // tested on a manual clock (RetryingHTTPCallTests).
+        let result = try await setup.pay()
         #expect(result.status == 0, "\(result)")
-        #expect(elapsed < .seconds(30), "\(elapsed)")  // the 2 s cap and a backoff, with room for a loaded machine
         #expect(try await setup.seen("/options").count == 3)
     }
 
@@ -113,7 +98,7 @@ struct PayCommandTests {
         defer { other.stop() }
         try await setup.proxy.add(
             FaultRule(.redirect, pathSuffix: "/options", status: 307, location: "http://localhost:\(other.port)/steal"))
-        let (result, _) = try await setup.pay()
+        let result = try await setup.pay()
         expectInvalid(result, "redirect refused", "localhost")
         #expect(try await other.requests().isEmpty)
         #expect(try await setup.seen("/confirm").isEmpty)
