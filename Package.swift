@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "EthereumTransactions", targets: ["EthereumTransactions"]),
         .library(name: "SignerKit", targets: ["SignerKit"]),
         .library(name: "SignerKitHTTP", targets: ["SignerKitHTTP"]),
+        .library(name: "SignerKitCurl", targets: ["SignerKitCurl"]),
         .library(name: "EthereumRPC", targets: ["EthereumRPC"]),
         .library(name: "SoftwareSigner", targets: ["SoftwareSigner"]),
         .library(name: "RedirectSigner", targets: ["RedirectSigner"]),
@@ -111,9 +112,17 @@ let package = Package(
             dependencies: ["EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
+        // The HTTP client layer without an implementation: `HTTPTransport`, its messages and errors, the one
+        // retrying call.
         .target(
             name: "SignerKitHTTP",
-            dependencies: ["CCurl", "EthereumPrimitives", "SignerKitSupport"],
+            dependencies: ["EthereumPrimitives", "SignerKitSupport"],
+            swiftSettings: strictSwift
+        ),
+        // The one HTTP client: `CurlHTTPTransport` on libcurl.
+        .target(
+            name: "SignerKitCurl",
+            dependencies: ["CCurl", "SignerKitHTTP", "EthereumPrimitives", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
         // The one HTTP server layer (`package` access) on libmicrohttpd: loopback callbacks, local test services.
@@ -124,7 +133,7 @@ let package = Package(
         ),
         .target(
             name: "EthereumRPC",
-            dependencies: ["SignerKit", "SignerKitHTTP", "EthereumPrimitives"],
+            dependencies: ["SignerKit", "SignerKitHTTP", "SignerKitCurl", "EthereumPrimitives"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -136,6 +145,7 @@ let package = Package(
             name: "RedirectSigner",
             dependencies: [
                 "SignerKit", "EthereumPrimitives", "Secp256k1", "EIP712", "SignerKitSupport", "SignerKitHTTP",
+                "SignerKitCurl",
                 "CGcrypt",
             ],
             swiftSettings: strictSwift
@@ -144,7 +154,9 @@ let package = Package(
         // that RedirectSigner alone does not link the HTTP server.
         .target(
             name: "RedirectSignerTransports",
-            dependencies: ["RedirectSigner", "SignerKitHTTPServer", "SignerKitHTTP", "SignerKitSupport"],
+            dependencies: [
+                "RedirectSigner", "SignerKitHTTPServer", "SignerKitHTTP", "SignerKitCurl", "SignerKitSupport",
+            ],
             swiftSettings: strictSwift
         ),
         .target(
@@ -155,7 +167,7 @@ let package = Package(
         .target(
             name: "WalletConnectPay",
             dependencies: [
-                "SignerKit", "SignerKitHTTP", "EthereumPrimitives", "SignerKitSupport",
+                "SignerKit", "SignerKitHTTP", "SignerKitCurl", "EthereumPrimitives", "SignerKitSupport",
             ],
             swiftSettings: strictSwift
         ),
@@ -250,7 +262,7 @@ let package = Package(
         // store builder, the local EVM node, the fault-injecting proxy, child processes).
         .target(
             name: "SignerKitTestSupport",
-            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SoftwareSigner"],
+            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SoftwareSigner"],
             path: "Tests/SignerKitTestSupport",
             resources: [.copy("Vectors")],
             swiftSettings: strictSwift
@@ -295,7 +307,7 @@ let package = Package(
             dependencies: [
                 "RedirectSigner", "RedirectSignerTransports", "RedirectSignerTesting", "SignerKit", "SoftwareSigner",
                 "Secp256k1",
-                "EthereumPrimitives", "SignerKitHTTP", "SignerKitTestSupport",
+                "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SignerKitTestSupport",
             ],
             swiftSettings: strictSwift
         ),
@@ -309,7 +321,8 @@ let package = Package(
         .testTarget(
             name: "WalletConnectPayTests",
             dependencies: [
-                "WalletConnectPay", "EthereumRPC", "SignerKitHTTP", "SignerKit", "SoftwareSigner", "Secp256k1",
+                "WalletConnectPay", "EthereumRPC", "SignerKitHTTP", "SignerKitCurl", "SignerKit", "SoftwareSigner",
+                "Secp256k1",
                 "EthereumPrimitives", "EthereumTransactions", "EIP712", "SignerKitTestSupport", "SignerKitHTTPServer",
                 "WalletConnectPayTesting",
             ],
@@ -318,7 +331,8 @@ let package = Package(
         .testTarget(
             name: "SignerKitCommandsTests",
             dependencies: [
-                "SignerKitCommands", "EthereumPrimitives", "SignerKitHTTP", "SignerKitTestSupport", "WalletConnectPay",
+                "SignerKitCommands", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SignerKitTestSupport",
+                "WalletConnectPay",
                 "WalletConnectPayTesting", "Secp256k1", "SignerKitSQLite", "SignerKitSupport",
             ],
             resources: [.copy("Fixtures")],
@@ -338,7 +352,7 @@ let package = Package(
         .testTarget(
             name: "SignerKitServiceTests",
             dependencies: [
-                "SignerKitService", "SignerKitSQLite", "SignerKit", "EthereumRPC", "SignerKitHTTP",
+                "SignerKitService", "SignerKitSQLite", "SignerKit", "EthereumRPC", "SignerKitHTTP", "SignerKitCurl",
                 "SignerKitHTTPServer",
                 "EthereumPrimitives", "Secp256k1", "SignerKitTestSupport",
             ],
@@ -346,12 +360,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SignerKitHTTPServerTests",
-            dependencies: ["SignerKitHTTPServer", "SignerKitHTTP"],
+            dependencies: ["SignerKitHTTPServer", "SignerKitHTTP", "SignerKitCurl"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "SignerKitHTTPTests",
-            dependencies: ["SignerKitHTTP", "SignerKitTestSupport"],
+            dependencies: ["SignerKitHTTP", "SignerKitCurl", "SignerKitTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -372,6 +386,7 @@ if Context.environment["SIGNERKIT_FUZZ"] == "1" {
             name: "SignerKitFuzz",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SignerKitHTTP",
+                "SignerKitCurl",
                 "EthereumRPC", "SoftwareSigner", "RedirectSigner", "PKCS11Signer", "WalletConnectPay",
                 "SignerKitSupport", "SignerKitService",
             ],

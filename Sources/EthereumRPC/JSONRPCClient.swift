@@ -1,7 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import SignerKit
-import SignerKitHTTP
+import SignerKitCurl
 import Synchronization
 
 /// An ``EthereumNode`` reached by JSON-RPC 2.0 over HTTP POST, through an ``HTTPTransport`` (libcurl by default).

@@ -1,7 +1,7 @@
 import Foundation
 import RedirectSigner
 import SignerKit
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitHTTPServer
 import SignerKitSupport
 import Synchronization

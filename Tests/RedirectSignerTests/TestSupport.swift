@@ -4,7 +4,7 @@ import RedirectSigner
 import RedirectSignerTesting
 import RedirectSignerTransports
 import SignerKit
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitTestSupport
 import SoftwareSigner
 import Synchronization

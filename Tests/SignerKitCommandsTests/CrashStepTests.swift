@@ -1,7 +1,7 @@
 import EthereumPrimitives
 import EthereumRPC
 import Foundation
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitSupport
 import SignerKitTestSupport
 import Testing

@@ -1,7 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import Secp256k1
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitSQLite
 import SignerKitTestSupport
 import Synchronization

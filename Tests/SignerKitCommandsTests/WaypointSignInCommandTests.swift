@@ -1,6 +1,6 @@
 import EthereumPrimitives
 import Foundation
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitTestSupport
 import Testing
 

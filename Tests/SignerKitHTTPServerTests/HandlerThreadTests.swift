@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitHTTPServer
 import Testing
 

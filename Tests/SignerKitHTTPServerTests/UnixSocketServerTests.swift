@@ -1,5 +1,5 @@
 import Foundation
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitHTTPServer
 import Synchronization
 import Testing

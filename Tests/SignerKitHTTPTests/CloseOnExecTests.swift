@@ -1,5 +1,5 @@
 import Foundation
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitTestSupport
 import Testing
 

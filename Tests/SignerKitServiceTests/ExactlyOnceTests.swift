@@ -1,7 +1,7 @@
 import EthereumPrimitives
 import Foundation
 import SignerKit
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitSQLite
 import SignerKitService
 import SignerKitTestSupport

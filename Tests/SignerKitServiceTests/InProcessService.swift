@@ -3,7 +3,7 @@ import EthereumRPC
 import Foundation
 import Secp256k1
 import SignerKit
-import SignerKitHTTP
+import SignerKitCurl
 import SignerKitHTTPServer
 import SignerKitSQLite
 import SignerKitService

@@ -1,6 +1,6 @@
 import EthereumPrimitives
 import Foundation
-import SignerKitHTTP
+import SignerKitCurl
 import Synchronization
 
 /// What the fault server does with a request that matches a ``FaultRule``.

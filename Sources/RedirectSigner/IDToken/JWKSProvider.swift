@@ -1,5 +1,5 @@
 import Foundation
-import SignerKitHTTP
+import SignerKitCurl
 import Synchronization
 
 /// Where the key set comes from, and its cache: a file read once, fixed keys, or a URL fetched with

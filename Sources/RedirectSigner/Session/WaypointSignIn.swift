@@ -1,6 +1,6 @@
 import EthereumPrimitives
 import Foundation
-import SignerKitHTTP
+import SignerKitCurl
 
 /// What a sign-in established: the identity (when verified) and, when the scope asked for `wallet`, the
 /// addresses.
