@@ -42,7 +42,8 @@ enum TransactionSafetyOptions {
         the journal (--journal, default $XDG_STATE_HOME/signerkit/journal.jsonl, else
         ~/.local/state/signerkit/journal.jsonl) before it is broadcast; a re-run of a batch that failed or died
         after broadcasting (recognised by --idempotency-key where offered, else by the same actions from the same account)
-        re-sends the same transactions instead of signing new ones. On failure every transaction already
+        re-sends the same transactions instead of signing new ones; under --idempotency-key a re-run after a success
+        is answered with the same transactions, and the key with other actions is refused. On failure every transaction already
         broadcast is named on stderr as "broadcast: action[i] 0x<hash>" before the error line.
         """
 

@@ -112,6 +112,26 @@ struct BroadcastCommandTests {
         #expect(try await sends() == 0, "mined already: the re-run read its receipt and sent nothing")
     }
 
+    @Test(
+        "--idempotency-key: a re-run after a success is answered with the same transaction; other actions under the key exit 65, nothing signed"
+    )
+    func idempotencyKeyAfterSuccess() async throws {
+        let bench = try await Bench.start()
+        defer { bench.node.stop() }
+        let arguments = bench.arguments() + ["--idempotency-key", "order-7"]
+        let actions = Actions.text([Self.send(["to": Self.recipient, "value": "0x7"])])
+        let first = await signerkit(arguments, stdin: actions)
+        #expect(first.status == 0, "\(first)")
+        let hash = try #require(try JSONValue(parsing: first.stdout).arrayValue?.first?.stringValue)
+        let again = await signerkit(arguments, stdin: actions)
+        expectSuccess(again, [JSONValue.array([.string(hash)]).serialized])
+        let other = await signerkit(
+            arguments, stdin: Actions.text([Self.send(["to": Self.recipient, "value": "0x8"])]))
+        #expect(other.status == ExitCode.invalidInput.rawValue, "\(other)")
+        #expect(other.stderr.contains("the idempotency key was used for transaction \(hash)"), "\(other.stderr)")
+        #expect(try await bench.minedCount() == "0x1", "one key, one transaction")
+    }
+
     @Test("fee caps: the default refuses a fee of 2000 gwei; flags lower the caps for node-filled values")
     func feeCaps() async throws {
         let bench = try await Bench.start()
