@@ -360,7 +360,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SignerKitHTTPServerTests",
-            dependencies: ["SignerKitHTTPServer", "SignerKitHTTP", "SignerKitCurl"],
+            dependencies: ["SignerKitHTTPServer", "SignerKitHTTP", "SignerKitCurl", "SignerKitTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

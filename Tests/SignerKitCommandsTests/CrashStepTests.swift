@@ -65,13 +65,12 @@ struct CrashStepTests {
         let service = try await ServiceProcess.start(config: config)
         defer { _ = service.stop() }
         // A retry while the dead instance's claim lives is told to wait (409); then it runs once.
-        var retried: HTTPResponse?
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-        repeat {
-            retried = await post(service, body, key: "order-1")
-            // The claim's lease is measured by the store's clock: this waits for real time, bounded.
-            if retried?.status == 409 { try await Task.sleep(for: .milliseconds(200)) }
-        } while retried?.status == 409 && ContinuousClock.now < deadline
+        // The claim's lease is measured by the store's clock, in real time: poll until it has lapsed.
+        let retried =
+            await RealTime.first(within: .seconds(60)) { () -> HTTPResponse?? in
+                let answer = await post(service, body, key: "order-1")
+                return answer?.status == 409 ? nil : .some(answer)
+            } ?? nil
         let told = try #require(
             Self.hash(retried),
             "\(step): retry answered \(String(describing: retried?.status)) \(String(decoding: retried?.body ?? [], as: UTF8.self))"

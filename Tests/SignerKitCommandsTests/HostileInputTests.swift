@@ -312,12 +312,9 @@ struct HostileInputTests {
         let signer = try start(
             [url.path, "waypoint", "simulate-wallet", "--key-file", key, "--exit-after", "300"], stdout: outPath)
         defer { kill(signer.processIdentifier, SIGKILL) }
-        // Generous: under a loaded full run the child can take long to start; the control outlives the wait.
-        let deadline = ContinuousClock.now.advanced(by: .seconds(120))
-        while ContinuousClock.now < deadline,
-            !((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").contains("listening")
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        // The child starts at the machine's pace; the bound only ends a hang (the control outlives it).
+        _ = await RealTime.poll(within: .seconds(120)) {
+            ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").contains("listening")
         }
         try #require(signer.isRunning && control.isRunning, "a child exited early")
         #expect(try Self.statusOwner(control.processIdentifier) == Int(nobody))
@@ -434,12 +431,9 @@ struct HostileProcessTests {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         try process.run()
         defer { kill(process.processIdentifier, SIGKILL) }
-        // Generous: under a loaded full run the child can take long to start; the control outlives the wait.
-        let deadline = ContinuousClock.now.advanced(by: .seconds(120))
-        while ContinuousClock.now < deadline,
-            !((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").contains("listening")
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        // The child starts at the machine's pace; the bound only ends a hang (the control outlives it).
+        _ = await RealTime.poll(within: .seconds(120)) {
+            ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").contains("listening")
         }
         let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         let errors = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""

@@ -37,11 +37,8 @@ struct ServeLimitsTests {
         try await upstream.add(FaultRule(.hang, rpcMethod: "eth_blockNumber", times: -1))
         async let first = serve.call(service, "eth_blockNumber", id: 1)
         async let second = serve.call(service, "eth_blockNumber", id: 2)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-        while try await upstream.requests().filter({ $0.rpcMethod == "eth_blockNumber" }).count < 2,
-            ContinuousClock.now < deadline
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        _ = try await RealTime.poll(within: .seconds(20)) {
+            try await upstream.requests().filter({ $0.rpcMethod == "eth_blockNumber" }).count >= 2
         }
         let third = try await serve.post(service, #"{"jsonrpc":"2.0","id":3,"method":"eth_accounts"}"#)
         #expect(third.status == 503, "a third request while two run")

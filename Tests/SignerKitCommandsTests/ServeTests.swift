@@ -32,15 +32,16 @@ final class ServiceProcess: Sendable {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice
         try ChildProcess.run(process)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(120))
-        while ContinuousClock.now < deadline, process.isRunning {
+        // The listening line, or nil once the child exited.
+        let listening = await RealTime.first(within: .seconds(120)) { () -> URL?? in
             let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first, line.hasPrefix("listening "),
-                let url = URL(string: String(line.dropFirst(10)))
-            {
-                return ServiceProcess(url: url, process: process, stderrPath: stderrPath)
+            if let line = text.split(separator: "\n").first, line.hasPrefix("listening ") {
+                return .some(URL(string: String(line.dropFirst(10))))
             }
-            try await Task.sleep(for: .milliseconds(20))
+            return process.isRunning ? nil : .some(nil)
+        }
+        if let url = listening ?? nil, process.isRunning {
+            return ServiceProcess(url: url, process: process, stderrPath: stderrPath)
         }
         ChildProcess.terminate(process)
         let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
@@ -88,13 +89,9 @@ final class ServiceProcess: Sendable {
 
     /// Waits up to 60 s (a loaded machine) for a log line whose `msg` starts with `prefix`; returns it.
     func awaitLogLine(withMessagePrefix prefix: String, after count: Int = 0) async throws -> JSONValue? {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-        while ContinuousClock.now < deadline {
-            let lines = logLines.dropFirst(count)
-            if let line = lines.first(where: { $0["msg"]?.stringValue?.hasPrefix(prefix) ?? false }) { return line }
-            try await Task.sleep(for: .milliseconds(20))
+        await RealTime.first(within: .seconds(60)) {
+            logLines.dropFirst(count).first { $0["msg"]?.stringValue?.hasPrefix(prefix) ?? false }
         }
-        return nil
     }
 
     deinit { _ = stop() }

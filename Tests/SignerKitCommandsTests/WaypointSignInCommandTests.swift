@@ -70,13 +70,12 @@ struct WaypointSignInCommandTests {
 
     /// The rest of the first line of `text()` that starts with `prefix`, waiting up to 60 s for it.
     static func line(after prefix: String, _ text: @Sendable () -> String) async throws -> String {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-        while ContinuousClock.now < deadline {
-            if let line = text().split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
-                return String(line.dropFirst(prefix.count))
+        let found = await RealTime.first(within: .seconds(60)) {
+            text().split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map {
+                String($0.dropFirst(prefix.count))
             }
-            try await Task.sleep(for: .milliseconds(20))
         }
+        if let found { return found }
         throw FixtureError(description: "no line starting with \(prefix.debugDescription) within 60 s")
     }
 }

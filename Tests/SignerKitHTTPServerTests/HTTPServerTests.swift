@@ -1,6 +1,7 @@
 import Foundation
 import SignerKitCurl
 import SignerKitHTTPServer
+import SignerKitTestSupport
 import Synchronization
 import Testing
 
@@ -150,7 +151,7 @@ struct HTTPServerTests {
                 ).status
             }
         }
-        while release.withLock({ $0.count }) < 8 { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await RealTime.poll(within: .seconds(120)) { release.withLock({ $0.count }) >= 8 }
         let quick = try await CurlHTTPTransport.shared.send(
             HTTPRequest(method: "GET", url: url.appending(path: "quick"), timeout: .seconds(60)))
         #expect(String(decoding: quick.body, as: UTF8.self) == "/quick")

@@ -136,10 +136,7 @@ struct CurlTransportTests {
         let task = Task { () async throws(HTTPError) -> HTTPResponse in
             try await transport.send(try! request(server, "/hang", timeout: .seconds(120)))
         }
-        let waitLimit = clock.now.advanced(by: .seconds(60))
-        while try await server.requests().count == seenBefore, clock.now < waitLimit {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try await RealTime.poll(within: .seconds(60)) { try await server.requests().count > seenBefore }
         // Cancelled, not timed out: the 120 s timeout did not end it.
         task.cancel()
         let result = await task.result

@@ -70,10 +70,5 @@ extension PostgresServer {
 /// Polls `condition` every 100 ms until it holds (then true) or `limit` has passed (then false): for what
 /// happens after a lease, whose end the tests wait for without asserting how soon it comes.
 func eventually(within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: limit)
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(100))
-    }
-    return false
+    try await RealTime.poll(within: limit, until: condition)
 }

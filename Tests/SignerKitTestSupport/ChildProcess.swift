@@ -57,12 +57,7 @@ public enum ChildProcess {
     /// calling thread: use it on a thread of its own (``onThread(_:)``). Not `waitUntilExit`: it
     /// can spin forever on Linux Foundation.
     public static func awaitExit(_ process: Process, within limit: Duration) -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: limit)
-        while process.isRunning {
-            if ContinuousClock.now >= deadline { return false }
-            usleep(10_000)
-        }
-        return true
+        RealTime.pollBlocking(within: limit) { !process.isRunning }
     }
 
     /// SIGTERM, SIGKILL if still running after `grace`, then waits (bounded) until Foundation has

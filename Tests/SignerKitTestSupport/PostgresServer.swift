@@ -198,17 +198,18 @@ public final class PostgresServer: Sendable {
         process.standardError = FileHandle.nullDevice
         try ChildProcess.run(process)
         let pidFile = data.appendingPathComponent("postmaster.pid").path
-        let deadline = ContinuousClock.now.advanced(by: .seconds(90))
-        while ContinuousClock.now < deadline {
+        var ready: Int32?
+        _ = RealTime.pollBlocking(within: .seconds(90)) {
             // postmaster.pid: line 1 the pid, line 8 the status ("ready" once it accepts connections).
             let lines = ((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "")
                 .split(separator: "\n", omittingEmptySubsequences: false)
             if lines.count > 7, lines[7].trimmingCharacters(in: .whitespaces) == "ready", let pid = Int32(lines[0]) {
-                return (process, pid)
+                ready = pid
+                return true
             }
-            guard process.isRunning else { break }
-            usleep(50_000)
+            return !process.isRunning
         }
+        if let ready { return (process, ready) }
         ChildProcess.terminate(process, grace: .seconds(30))
         let log = (try? String(contentsOfFile: directory.appendingPathComponent("server.log").path, encoding: .utf8))
         throw ToolRun.Failure(description: "PostgreSQL did not start on port \(port): \(log?.suffix(2000) ?? "")")
@@ -253,12 +254,7 @@ public final class PostgresServer: Sendable {
 
     /// Polls until process `pid` is gone (`kill(pid, 0)` fails), at most `limit`; true when it is.
     private static func awaitGone(_ pid: Int32, within limit: Duration) -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: limit)
-        while kill(pid, 0) == 0 || errno == EPERM {
-            if ContinuousClock.now >= deadline { return false }
-            usleep(20_000)
-        }
-        return true
+        RealTime.pollBlocking(within: limit) { !(kill(pid, 0) == 0 || errno == EPERM) }
     }
 
     /// Runs a PostgreSQL tool (as the server's user when `asServerUser`) in `directory`, which that user can
