@@ -59,7 +59,7 @@ struct SessionWorkerTests {
             released = worker
             for _ in 0..<10 {
                 worker.submit {
-                    usleep(1000)
+                    usleep(1000)  // a job that takes real time on the worker's own thread (the subject)
                     ran.add(1, ordering: .relaxed)
                 }
             }

@@ -87,6 +87,7 @@ struct HTTPServerTests {
         let entered = AsyncStream<Void>.makeStream()
         let server = try HTTPServer { _ in
             entered.continuation.yield()
+            // In flight while the server stops (the subject: stop lets it finish); its end is not awaited.
             try? await Task.sleep(for: .milliseconds(500))
             return .text(200, "finished")
         }
@@ -216,6 +217,7 @@ struct HTTPServerPoolTests {
     @Test("a handler that suspends still answers while every cooperative thread is blocked")
     func answersWithThePoolBlocked() async throws {
         let server = try HTTPServer { _ in
+            // A real suspension (the subject: the handler resumes although every pool thread is blocked).
             try? await Task.sleep(for: .milliseconds(20))
             return .text(200, "answered")
         }
@@ -231,10 +233,7 @@ struct HTTPServerPoolTests {
                     release.wait()
                 }
             }
-            let startDeadline = ContinuousClock.now.advanced(by: .seconds(10))
-            while started.count.load(ordering: .relaxed) < width && ContinuousClock.now < startDeadline {
-                usleep(1_000)
-            }
+            _ = RealTime.pollBlocking(within: .seconds(10)) { started.count.load(ordering: .relaxed) >= width }
             defer { for _ in 0..<width { release.signal() } }
             let client = try RawClient(port: port)
             client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")

@@ -358,6 +358,7 @@ struct PayClientTests {
         }
 
         let slow = try HTTPServer { _ in
+            // Slower than the client's request timeout: libcurl's timeout on a real socket is the subject.
             try? await Task.sleep(for: .seconds(3))
             return HTTPServerResponse(status: 200, body: Array("{}".utf8))
         }
@@ -379,6 +380,7 @@ struct PayClientTests {
     @Test("a long poll extends the timeouts by maxPollMs")
     func longPollTimeouts() async throws {
         let slow = try HTTPServer { _ in
+            // Slower than the default request timeout, faster than the long poll's: libcurl's timeout is the subject.
             try? await Task.sleep(for: .milliseconds(1500))
             return HTTPServerResponse(
                 status: 200, headers: [("Content-Type", "application/json")],
