@@ -1,3 +1,4 @@
+import EthereumPrimitives
 import Foundation
 import RedirectSigner
 import SignerKit
@@ -38,6 +39,8 @@ public final class DeepLinkTransport: WaypointTransport {
 
     /// The socket file's name inside the per-user directory.
     public static let socketName = "waypoint.sock"
+    /// How long a deliverer waits for the signer's verdict before it is told the signer did not answer.
+    public static let replyTimeout = Duration.seconds(60)
     /// Longest URL a deliverer may send.
     public static let maximumURLLength = 256 * 1024
     /// The request path deliveries are posted to.
@@ -46,12 +49,17 @@ public final class DeepLinkTransport: WaypointTransport {
     static let rejectedStatus = 422
 
     /// Binds the socket at `socketPath` (default ``defaultSocketPath()``) for callbacks to
-    /// `redirectURI`; `opener` shows each request URL. Deliveries are refused until ``start()``.
+    /// `redirectURI`; `opener` shows each request URL. Deliveries are refused until ``start()``. A
+    /// deliverer's wait for the signer's verdict (``replyTimeout``) runs on `clock` (default: the system
+    /// clock).
     ///
     /// - Throws: ``WaypointError/transport(_:)`` when the directory is not private to this user,
     ///   another signer is already waiting on the socket, or binding fails;
     ///   ``WaypointError/invalidRequest(_:)`` for a redirect without a custom scheme.
-    public init(redirectURI: String, socketPath: String? = nil, opener: URLOpener = .none) throws(WaypointError) {
+    public init(
+        redirectURI: String, socketPath: String? = nil, opener: URLOpener = .none,
+        clock: any SignerClock = SystemClock()
+    ) throws(WaypointError) {
         guard let colon = redirectURI.firstIndex(of: ":"), colon != redirectURI.startIndex,
             !["http", "https"].contains(redirectURI[..<colon].lowercased()), !redirectURI.contains("?")
         else {
@@ -63,7 +71,7 @@ public final class DeepLinkTransport: WaypointTransport {
             if UnixSocket.isAccepting(path: path) { throw .transport("another signer is already waiting on \(path)") }
             unlink(path)
         }
-        let inbox = DeepLinkInbox()
+        let inbox = DeepLinkInbox(clock: clock)
         do {
             server = try HTTPServer(
                 unixSocketPath: path,
@@ -186,11 +194,12 @@ final class DeepLinkInbox: Sendable {
     private let state = Mutex<(started: Bool, stopped: Bool)>((false, false))
     private let events: AsyncStream<TransportEvent>
     private let continuation: AsyncStream<TransportEvent>.Continuation
-    /// How long a deliverer waits for the signer's verdict.
-    static let replyTimeout = Duration.seconds(60)
+    /// Where the deliverer's wait for a verdict (``DeepLinkTransport/replyTimeout``) is timed.
+    private let clock: any SignerClock
 
-    init() {
+    init(clock: any SignerClock) {
         (events, continuation) = AsyncStream<TransportEvent>.makeStream()
+        self.clock = clock
     }
 
     /// Opens the inbox and returns its events.
@@ -229,12 +238,9 @@ final class DeepLinkInbox: Sendable {
         if case .terminated = continuation.yield(.callback(IncomingCallback(url: url) { _ = reply.fulfill($0) })) {
             _ = reply.fulfill(.rejected("the signer is no longer waiting"))
         }
-        let timer = Task {
-            try? await Task.sleep(for: Self.replyTimeout)
-            _ = reply.fulfill(.rejected("the signer did not answer in time"))
-        }
-        let answer = await reply.value()
-        timer.cancel()
+        let answer = await reply.value(
+            until: clock.now.advanced(by: DeepLinkTransport.replyTimeout), on: clock,
+            expired: .rejected("the signer did not answer in time"), cancelled: .rejected("the signer is stopping"))
         let text = answer.text.replacingOccurrences(of: "\n", with: " ")
         return .text(answer.isAccepted ? 200 : DeepLinkTransport.rejectedStatus, text)
     }

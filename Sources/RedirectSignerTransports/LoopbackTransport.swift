@@ -1,3 +1,4 @@
+import EthereumPrimitives
 import Foundation
 import RedirectSigner
 import SignerKitHTTPServer
@@ -20,6 +21,9 @@ public final class LoopbackTransport: WaypointTransport {
     public let path: String
     /// `http://127.0.0.1:PORT/callback` (or with `localhost`).
     public let redirectURI: String
+    /// How long the browser that delivered a callback waits for SignerKit's verdict before its page says
+    /// SignerKit did not answer (a callback that arrived while no session reads the stream).
+    public static let replyTimeout = Duration.seconds(60)
     private let server: HTTPServer
     private let opener: URLOpener
     private let events: AsyncStream<TransportEvent>
@@ -28,13 +32,15 @@ public final class LoopbackTransport: WaypointTransport {
     /// Binds 127.0.0.1:`port` (0: an ephemeral port) for callbacks on `path`; `opener` shows each
     /// request URL to the user (a browser, a printed line, a test's headless browser). `host` is how
     /// the redirect names the listener: `127.0.0.1` (default) or `localhost`, whichever the dapp
-    /// registered; the socket is bound to 127.0.0.1 either way.
+    /// registered; the socket is bound to 127.0.0.1 either way. The browser's wait for a verdict
+    /// (``replyTimeout``) runs on `clock` (default: the system clock).
     ///
     /// - Throws: ``WaypointError/transport(_:)`` when the port cannot be bound,
     ///   ``WaypointError/invalidRequest(_:)`` for a bad path or host.
-    public init(port: UInt16 = 0, path: String = "/callback", host: String = "127.0.0.1", opener: URLOpener = .none)
-        throws(WaypointError)
-    {
+    public init(
+        port: UInt16 = 0, path: String = "/callback", host: String = "127.0.0.1", opener: URLOpener = .none,
+        clock: any SignerClock = SystemClock()
+    ) throws(WaypointError) {
         guard path.hasPrefix("/"), !path.contains("?"), !path.contains("#"), !path.contains(" ") else {
             throw .invalidRequest("callback path \(path) must start with / and have no query")
         }
@@ -47,7 +53,8 @@ public final class LoopbackTransport: WaypointTransport {
         let bound = Locked<(origin: String, hosts: Set<String>)>(("", []))
         server = try startLoopbackServer(port: port) { request in
             let (origin, hosts) = bound.value
-            return await Self.handle(request, path: path, hosts: hosts, origin: origin, continuation: continuation)
+            return await Self.handle(
+                request, path: path, hosts: hosts, origin: origin, clock: clock, continuation: continuation)
         }
         let origin = "http://\(host):\(server.port)"
         bound.value = (origin, ["127.0.0.1:\(server.port)", "localhost:\(server.port)"])
@@ -59,7 +66,7 @@ public final class LoopbackTransport: WaypointTransport {
         self.continuation = continuation
     }
 
-    /// Returns the callbacks (the listener serves from ``init(port:path:host:opener:)`` on; a callback
+    /// Returns the callbacks (the listener serves from ``init(port:path:host:opener:clock:)`` on; a callback
     /// that arrives first waits in the stream).
     public func start() async throws(WaypointError) -> AsyncStream<TransportEvent> {
         events
@@ -77,7 +84,7 @@ public final class LoopbackTransport: WaypointTransport {
     }
 
     private static func handle(
-        _ request: HTTPServerRequest, path: String, hosts: Set<String>, origin: String,
+        _ request: HTTPServerRequest, path: String, hosts: Set<String>, origin: String, clock: any SignerClock,
         continuation: AsyncStream<TransportEvent>.Continuation
     ) async -> HTTPServerResponse {
         let hostValues = request.values("host")
@@ -99,14 +106,10 @@ public final class LoopbackTransport: WaypointTransport {
         if case .terminated = continuation.yield(.callback(IncomingCallback(url: url) { reply.fulfill($0) })) {
             reply.fulfill(.rejected("SignerKit is no longer waiting for this response"))
         }
-        let timer = Task {
-            do {
-                try await Task.sleep(for: .seconds(60))
-                reply.fulfill(.rejected("SignerKit did not answer in time"))
-            } catch {}
-        }
-        let answer = await reply.value()
-        timer.cancel()
+        let answer = await reply.value(
+            until: clock.now.advanced(by: replyTimeout), on: clock,
+            expired: .rejected("SignerKit did not answer in time"),
+            cancelled: .rejected("SignerKit is stopping"))
         return CallbackPage.response(for: answer)
     }
 }
@@ -163,7 +166,7 @@ extension URLOpener {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             do { try process.run() } catch { throw .transport("cannot start \(executable): \(error)") }
-            // Reap the child by polling: waitUntilExit can spin on Linux.
+            // A real wait, the child process being its subject: reap it by polling (waitUntilExit can spin on Linux).
             Thread.detachNewThread { while process.isRunning { usleep(50_000) } }
         }
     }

@@ -28,12 +28,13 @@ struct ChromiumRoundTripTests {
     }
 
     /// An opener that drives a Chromium tab: open the URL, wait for the approval page, click `button`,
-    /// wait for the listener's page.
+    /// wait for the listener's page. The session opens beside its wait, so the driver runs to its end right
+    /// there; a driver that fails fails the request with its reason instead of leaving it waiting.
     final class Clicker: Sendable {
         let chromium: HeadlessChromium
         let button: String
-        private let visits = Mutex<[Visit]>([])
-        private let failures = Mutex<[String]>([])
+        private let opened = Mutex(0)
+        private let outcomes = Arrivals<Result<Visit, TestFailure>>()
 
         init(chromium: HeadlessChromium, button: String) {
             self.chromium = chromium
@@ -41,38 +42,42 @@ struct ChromiumRoundTripTests {
         }
 
         var opener: URLOpener {
-            URLOpener { url in
-                Task {
-                    do {
-                        let session = try await self.chromium.openTab(url)
-                        _ = try await self.chromium.waitFor(
-                            "document.querySelector('#\(self.button)') !== null", session: session)
-                        _ = try await self.chromium.evaluate(
-                            "document.querySelector('#\(self.button)').click()", session: session)
-                        let seen = try await self.chromium.waitFor(
-                            "(document.getElementById('result') && location.href.indexOf('/callback') > 0) ? "
-                                + "document.getElementById('result').dataset.outcome + ' ' + location.href : ''",
-                            session: session)
-                        let parts = seen.split(separator: " ", maxSplits: 1).map(String.init)
-                        self.visits.withLock {
-                            $0.append(
-                                Visit(requestURL: url, outcome: parts[0], finalURL: parts.count > 1 ? parts[1] : ""))
-                        }
-                    } catch {
-                        self.failures.withLock { $0.append("\(error)") }
-                    }
+            URLOpener { (url) throws(WaypointError) in
+                self.opened.withLock { $0 += 1 }
+                do {
+                    let visit = try await self.visit(url)
+                    self.outcomes.append(.success(visit))
+                } catch {
+                    self.outcomes.append(.failure(TestFailure("\(error)")))
+                    throw .transport("browser driver: \(error)")
                 }
             }
         }
 
-        func waitForVisits(_ count: Int) async -> [Visit] {
-            for _ in 0..<300 where visits.withLock({ $0.count }) < count {
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-            return visits.withLock { $0 }
+        private func visit(_ url: String) async throws -> Visit {
+            let session = try await chromium.openTab(url)
+            _ = try await chromium.waitFor("document.querySelector('#\(button)') !== null", session: session)
+            _ = try await chromium.evaluate("document.querySelector('#\(button)').click()", session: session)
+            let seen = try await chromium.waitFor(
+                "(document.getElementById('result') && location.href.indexOf('/callback') > 0) ? "
+                    + "document.getElementById('result').dataset.outcome + ' ' + location.href : ''",
+                session: session)
+            let parts = seen.split(separator: " ", maxSplits: 1).map(String.init)
+            return Visit(requestURL: url, outcome: parts[0], finalURL: parts.count > 1 ? parts[1] : "")
         }
 
-        var errors: [String] { failures.withLock { $0 } }
+        /// The visits, once the browser is done with every URL opened so far; and the driver's failures.
+        func settled() async throws -> (visits: [Visit], errors: [String]) {
+            var visits: [Visit] = []
+            var errors: [String] = []
+            for outcome in try await outcomes.atLeast(opened.withLock { $0 }) {
+                switch outcome {
+                case .success(let visit): visits.append(visit)
+                case .failure(let failure): errors.append(failure.description)
+                }
+            }
+            return (visits, errors)
+        }
     }
 
     func launch() throws -> HeadlessChromium? {
@@ -89,9 +94,10 @@ struct ChromiumRoundTripTests {
         guard let chromium = try launch() else { return }
         let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet, clientId: "e2e-client"))
         let clicker = Clicker(chromium: chromium, button: "approve")
+        let clock = ManualClock()
         let session = WaypointSession(
-            origin: simulator.origin, clientId: "e2e-client", transport: try LoopbackTransport(opener: clicker.opener),
-            timeout: .seconds(90))
+            origin: simulator.origin, clientId: "e2e-client",
+            transport: try LoopbackTransport(opener: clicker.opener, clock: clock), clock: clock)
         let dispatcher = RpcDispatcher()
         try dispatcher.register(TestKeys.software)
         try dispatcher.register(WaypointSigner(session: session, accounts: [TestKeys.wallet.address]))
@@ -104,13 +110,13 @@ struct ChromiumRoundTripTests {
         ]
         let outcome: Result<SignedActions, any Error>
         do { outcome = .success(try await dispatcher.sign(actions: actions)) } catch { outcome = .failure(error) }
-        let visits = await clicker.waitForVisits(2)
+        let (visits, errors) = try await clicker.settled()
         await session.close()
         await simulator.stop()
         await chromium.close()
 
         let signed = try outcome.get()
-        #expect(clicker.errors.isEmpty, "browser driver: \(clicker.errors) \(chromium.log)")
+        #expect(errors.isEmpty, "browser driver: \(errors) \(chromium.log)")
         #expect(signed.answers(actions))
         let typedDigest = try TypedData(jsonText: Fixtures.typedDataJSON).digest()
         MixedBatch.expectSignature(
@@ -137,9 +143,10 @@ struct ChromiumRoundTripTests {
         let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet, clientId: "e2e-client"))
         let clicker = Clicker(chromium: chromium, button: "approve")
         let keys = JWKSProvider(location: simulator.origin + "/.well-known/jwks.json")
+        let clock = ManualClock()
         let session = WaypointSession(
-            origin: simulator.origin, clientId: "e2e-client", transport: try LoopbackTransport(opener: clicker.opener),
-            timeout: .seconds(90),
+            origin: simulator.origin, clientId: "e2e-client",
+            transport: try LoopbackTransport(opener: clicker.opener, clock: clock), clock: clock,
             idTokenVerifier: IDTokenVerifier(issuer: simulator.origin, clientID: "e2e-client", keys: keys))
         let outcome: Result<(WaypointAuthorization, WaypointSignIn), any Error>
         do {
@@ -147,13 +154,13 @@ struct ChromiumRoundTripTests {
             let identityOnly = try await session.signIn(scope: ["openid"], pkce: true)
             outcome = .success((auth, identityOnly))
         } catch { outcome = .failure(error) }
-        let visits = await clicker.waitForVisits(2)
+        let (visits, errors) = try await clicker.settled()
         await session.close()
         await simulator.stop()
         await chromium.close()
 
         let (auth, identityOnly) = try outcome.get()
-        #expect(clicker.errors.isEmpty, "browser driver: \(clicker.errors) \(chromium.log)")
+        #expect(errors.isEmpty, "browser driver: \(errors) \(chromium.log)")
         #expect(auth.address == TestKeys.wallet.address)
         #expect(auth.identity?.subject == TestKeys.wallet.address.lowercased)
         #expect(auth.identity?.audience == ["e2e-client"])
@@ -173,9 +180,10 @@ struct ChromiumRoundTripTests {
         guard let chromium = try launch() else { return }
         let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet))
         let clicker = Clicker(chromium: chromium, button: "reject")
+        let clock = ManualClock()
         let session = WaypointSession(
-            origin: simulator.origin, clientId: "c", transport: try LoopbackTransport(opener: clicker.opener),
-            timeout: .seconds(90))
+            origin: simulator.origin, clientId: "c",
+            transport: try LoopbackTransport(opener: clicker.opener, clock: clock), clock: clock)
         let dispatcher = RpcDispatcher()
         try dispatcher.register(TestKeys.software)
         try dispatcher.register(WaypointSigner(session: session, accounts: [TestKeys.wallet.address]))
@@ -188,12 +196,12 @@ struct ChromiumRoundTripTests {
         } catch {
             caught = error
         }
-        let visits = await clicker.waitForVisits(1)
+        let (visits, errors) = try await clicker.settled()
         await session.close()
         await simulator.stop()
         await chromium.close()
 
-        #expect(clicker.errors.isEmpty, "browser driver: \(clicker.errors) \(chromium.log)")
+        #expect(errors.isEmpty, "browser driver: \(errors) \(chromium.log)")
         guard let error = caught as? DispatchError, case .backend(.rejected(let text)) = error.kind else {
             Issue.record("expected a rejection, got \(String(describing: caught))")
             return

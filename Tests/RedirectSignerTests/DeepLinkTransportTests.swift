@@ -26,9 +26,10 @@ struct DeepLinkTransportTests {
     @Test func callbackDeliveredOverTheSocket() async throws {
         try await withSocketPath { path in
             let opener = RecordingOpener()
+            let clock = ManualClock()
             let transport = try DeepLinkTransport(
-                redirectURI: "mydapp://callback", socketPath: path, opener: opener.opener)
-            let session = WaypointSession(clientId: "c", transport: transport)
+                redirectURI: "mydapp://callback", socketPath: path, opener: opener.opener, clock: clock)
+            let session = WaypointSession(clientId: "c", transport: transport, clock: clock)
             var info = stat()
             #expect(lstat(path, &info) == 0)
             #expect(info.st_mode & 0o777 == 0o600)
@@ -52,9 +53,10 @@ struct DeepLinkTransportTests {
     @Test func unknownStateAndWrongRedirectAreRejected() async throws {
         try await withSocketPath { path in
             let opener = RecordingOpener()
+            let clock = ManualClock()
             let transport = try DeepLinkTransport(
-                redirectURI: "mydapp://callback", socketPath: path, opener: opener.opener)
-            let session = WaypointSession(clientId: "c", transport: transport)
+                redirectURI: "mydapp://callback", socketPath: path, opener: opener.opener, clock: clock)
+            let session = WaypointSession(clientId: "c", transport: transport, clock: clock)
             let signing = Task { try await session.signPersonalMessage("x", account: TestKeys.wallet.address) }
             let requestURL = try await opener.url()
             let unknown = try await DeepLinkTransport.deliver(
@@ -77,9 +79,12 @@ struct DeepLinkTransportTests {
     @Test func failureCallbackIsDeliveredAsWalletFailure() async throws {
         try await withSocketPath { path in
             let opener = RecordingOpener()
+            let clock = ManualClock()
             let session = WaypointSession(
                 clientId: "c",
-                transport: try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path, opener: opener.opener))
+                transport: try DeepLinkTransport(
+                    redirectURI: "mydapp://cb", socketPath: path, opener: opener.opener, clock: clock),
+                clock: clock)
             let authorizing = Task { try await session.authorize() }
             let requestURL = try await opener.url()
             let state = queryParameter("state", in: requestURL) ?? ""
@@ -150,6 +155,24 @@ struct DeepLinkTransportTests {
         }
     }
 
+    @Test(
+        "a delivery nobody reads: after the reply timeout (on the clock) the deliverer is told the signer did not answer"
+    )
+    func unreadDeliveryTimesOut() async throws {
+        try await withSocketPath { path in
+            let clock = ManualClock()
+            let transport = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path, clock: clock)
+            _ = try await transport.start()  // accepting, but nothing reads the callbacks
+            let delivery = Task { try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path) }
+            await clock.sleepers(atLeast: 1)
+            clock.advance(by: DeepLinkTransport.replyTimeout - .nanoseconds(1))
+            #expect(clock.sleeperCount == 1, "the deliverer still waits a nanosecond before the reply timeout")
+            clock.advance(by: .nanoseconds(1))
+            #expect(try await delivery.value == .rejected("the signer did not answer in time"))
+            await transport.stop()
+        }
+    }
+
     @Test func httpRedirectIsNotADeepLink() {
         #expect(throws: WaypointError.self) { try DeepLinkTransport(redirectURI: "http://127.0.0.1/cb") }
     }
@@ -163,21 +186,18 @@ struct DeepLinkTransportTests {
 
 @Suite("Manual transport")
 struct ManualTransportTests {
-    /// Lines a test feeds to the transport's blocking reader.
+    /// Lines a test feeds to the transport's blocking reader, and what the transport writes back.
     final class Feeder: Sendable {
         private let lines = Mutex<[String?]>([])
         private let available = DispatchSemaphore(value: 0)
-        private let written = Mutex("")
-
-        var output: String { written.withLock { $0 } }
-
-        func write(_ text: String) { written.withLock { $0 += text } }
+        let written = Arrivals<String>()
 
         func feed(_ line: String?) {
             lines.withLock { $0.append(line) }
             available.signal()
         }
 
+        /// Blocks until a line is fed: the transport calls it on a thread of its own, never the pool's.
         func readLine() -> String? {
             available.wait()
             return lines.withLock { $0.isEmpty ? nil : $0.removeFirst() }
@@ -188,26 +208,22 @@ struct ManualTransportTests {
         let feeder = Feeder()
         let transport = ManualTransport(
             redirectURI: "http://localhost/waypoint", readLine: { feeder.readLine() },
-            write: { text in feeder.write(text) })
-        let session = WaypointSession(clientId: "c", transport: transport)
+            write: { text in feeder.written.append(text) })
+        let session = WaypointSession(clientId: "c", transport: transport, clock: ManualClock())
         let signing = Task { try await session.signPersonalMessage("manual", account: TestKeys.wallet.address) }
-        var requestURL = ""
-        for _ in 0..<500 where requestURL.isEmpty {
-            requestURL =
-                feeder.output.split(separator: "\n").first { $0.hasPrefix("open: https://") }.map {
-                    String($0.dropFirst(6))
-                } ?? ""
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(feeder.output.hasPrefix("open: https://waypoint.roninchain.com/wallet/sign?"))
+        let instructions = try await feeder.written.element(0)
+        #expect(instructions.hasPrefix("open: https://waypoint.roninchain.com/wallet/sign?"))
+        let requestURL = String(try #require(instructions.split(separator: "\n").first).dropFirst("open: ".count))
         let signature = try await TestKeys.wallet.sign(prehash: PersonalMessage.digest(Array("manual".utf8)))
         feeder.feed("   garbage line   ")
         feeder.feed("")
         feeder.feed("  " + signedCallback(for: requestURL, signature: signature.hex) + "  \r")
         #expect(try await signing.value == signature)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(feeder.output.contains("rejected: malformed callback URL"))
-        #expect(feeder.output.contains("accepted: Signature received and verified."))
+        // The instructions, then one outcome per non-empty line, in the order the lines were read.
+        let outcomes = try await feeder.written.atLeast(3).dropFirst()
+        #expect(outcomes.count == 2, "\(outcomes)")
+        #expect(outcomes.first?.hasPrefix("rejected: malformed callback URL") == true, "\(outcomes)")
+        #expect(outcomes.last == "accepted: Signature received and verified.\n", "\(outcomes)")
         feeder.feed(nil)
         await session.close()
     }

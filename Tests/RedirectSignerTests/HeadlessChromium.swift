@@ -153,17 +153,19 @@ final class HeadlessChromium: Sendable {
         return session
     }
 
-    /// Polls `expression` until it yields a non-empty string (or `true`), for up to `seconds`.
-    func waitFor(_ expression: String, session: String, seconds: Int = 30) async throws -> String {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
-        while ContinuousClock.now < deadline {
+    /// Polls `expression` until it yields a non-empty string (or `true`), at most `looks` times, 100 ms
+    /// apart. The bound counts looks, not time, so a test process that was not scheduled for a while (the
+    /// page may depend on SignerKit's answer, which needs the cooperative pool) has not used any up.
+    func waitFor(_ expression: String, session: String, looks: Int = 300) async throws -> String {
+        for _ in 0..<looks {
             switch try? await evaluate(expression, session: session) {
             case .string(let text)? where !text.isEmpty: return text
             case .bool(true)?: return "true"
+            // A real wait: the browser is the subject, and it tells nobody when a page has changed.
             default: try await Task.sleep(for: .milliseconds(100))
             }
         }
-        throw TestFailure("timed out waiting for \(expression)")
+        throw TestFailure("\(expression) did not hold after \(looks) looks")
     }
 
     /// The browser's own log (stdout and stderr), for failure messages.
@@ -180,6 +182,7 @@ final class HeadlessChromium: Sendable {
         else { return }
         _ = try? await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { _ = try await self.send("Browser.close") }
+            // A real wait: the child process is the subject (a browser that ignores Browser.close is killed).
             group.addTask { try await Task.sleep(for: .seconds(3)) }
             try await group.next()
             group.cancelAll()
@@ -187,6 +190,7 @@ final class HeadlessChromium: Sendable {
         var status: Int32 = 0
         for _ in 0..<50 {
             if waitpid(pid, &status, WNOHANG) == pid { break }
+            // A real wait: the child process is the subject, and its exit is polled (no SIGCHLD hook here).
             try? await Task.sleep(for: .milliseconds(100))
         }
         if waitpid(pid, &status, WNOHANG) == 0 {

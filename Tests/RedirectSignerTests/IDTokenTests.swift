@@ -212,12 +212,20 @@ struct IDTokenTests {
         #expect(await refusal(unknown, verifier) == .unknownKey("nobody"))
         #expect(provider.loadCount == 3)
 
-        // Rate limit: within the interval an unknown kid does not refetch.
-        let limited = JWKSProvider(.url(url), minimumRefetchInterval: .seconds(3600))
+        // Rate limit: within the interval (on the provider's clock) an unknown kid does not refetch; once it
+        // has passed, the next unknown kid does, once.
+        let clock = ManualClock()
+        let limited = JWKSProvider(.url(url), minimumRefetchInterval: .seconds(3600), clock: clock)
         let limitedVerifier = IDTokenVerifier(issuer: Self.issuer, clientID: Self.client, keys: limited)
         _ = try await limitedVerifier.verify(tokens.token(claims: claims()), at: at)
         for _ in 0..<5 { #expect(await refusal(unknown, limitedVerifier) == .unknownKey("nobody")) }
         #expect(limited.loadCount == 1)
+        clock.advance(by: .seconds(3600) - .nanoseconds(1))
+        #expect(await refusal(unknown, limitedVerifier) == .unknownKey("nobody"))
+        #expect(limited.loadCount == 1)
+        clock.advance(by: .nanoseconds(1))
+        for _ in 0..<3 { #expect(await refusal(unknown, limitedVerifier) == .unknownKey("nobody")) }
+        #expect(limited.loadCount == 2)
     }
 
     @Test func pkceChallengeIsS256() throws {

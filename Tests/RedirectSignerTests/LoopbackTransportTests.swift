@@ -9,11 +9,16 @@ import Testing
 @Suite("Loopback listener")
 struct LoopbackTransportTests {
     let digest = PersonalMessage.digest(Array("hello".utf8))
+    /// The session's timeout (on its manual clock, which only a test of timing out advances).
+    static let timeout = Duration.seconds(60)
 
-    func makeSession(timeout: Duration = .seconds(60)) throws -> (WaypointSession, LoopbackTransport, RecordingOpener) {
+    func makeSession(clock: ManualClock = ManualClock()) throws -> (WaypointSession, LoopbackTransport, RecordingOpener)
+    {
         let opener = RecordingOpener()
-        let transport = try LoopbackTransport(opener: opener.opener)
-        return (WaypointSession(clientId: "c", transport: transport, timeout: timeout), transport, opener)
+        let transport = try LoopbackTransport(opener: opener.opener, clock: clock)
+        return (
+            WaypointSession(clientId: "c", transport: transport, timeout: Self.timeout, clock: clock), transport, opener
+        )
     }
 
     @Test func redirectIsLoopbackWithEphemeralPort() throws {
@@ -73,16 +78,57 @@ struct LoopbackTransportTests {
     }
 
     @Test func timeoutThenLateCallbackIsExpired() async throws {
-        let (session, _, opener) = try makeSession(timeout: .milliseconds(300))
+        let clock = ManualClock()
+        let (session, _, opener) = try makeSession(clock: clock)
         defer { Task { await session.close() } }
-        await #expect(throws: WaypointError.timedOut) {
-            try await session.signPersonalMessage("hello", account: TestKeys.wallet.address)
-        }
+        let signing = Task { try await session.signPersonalMessage("hello", account: TestKeys.wallet.address) }
         let requestURL = try await opener.url()
+        let state = try #require(queryParameter("state", in: requestURL))
+        // The request waits on the clock; a nanosecond before its timeout its state is still pending.
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: Self.timeout - .nanoseconds(1))
+        #expect(await session.store.isPending(state))
+        clock.advance(by: .nanoseconds(1))
+        await #expect(throws: WaypointError.timedOut) { try await signing.value }
+        #expect(await !session.store.isPending(state))
         let signature = try await TestKeys.wallet.sign(prehash: digest)
         let late = try await HTTPClient.get(signedCallback(for: requestURL, signature: signature.hex))
         #expect(late.status == 400)
         #expect(late.body.contains("expired"))
+    }
+
+    @Test("a callback a nanosecond before the timeout completes the request: the wait and the state share one deadline")
+    func callbackJustBeforeTheTimeoutIsAccepted() async throws {
+        let clock = ManualClock()
+        let (session, _, opener) = try makeSession(clock: clock)
+        defer { Task { await session.close() } }
+        let signing = Task { try await session.signPersonalMessage("hello", account: TestKeys.wallet.address) }
+        let requestURL = try await opener.url()
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: Self.timeout - .nanoseconds(1))
+        let signature = try await TestKeys.wallet.sign(prehash: digest)
+        let page = try await HTTPClient.get(signedCallback(for: requestURL, signature: signature.hex))
+        #expect(page.status == 200)
+        #expect(try await signing.value == signature)
+    }
+
+    @Test(
+        "a callback nobody reads: after the reply timeout (on the clock) the browser is told SignerKit did not answer")
+    func unreadCallbackTimesOutForTheBrowser() async throws {
+        let clock = ManualClock()
+        let transport = try LoopbackTransport(clock: clock)
+        defer { Task { await transport.stop() } }
+        // No session reads the callbacks: the listener's answer waits for a verdict that never comes.
+        let fetch = Task {
+            try await HTTPClient.get("\(transport.redirectURI)?state=s&method=sign&type=success&data=0x")
+        }
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: LoopbackTransport.replyTimeout - .nanoseconds(1))
+        #expect(clock.sleeperCount == 1, "the browser still waits a nanosecond before the reply timeout")
+        clock.advance(by: .nanoseconds(1))
+        let page = try await fetch.value
+        #expect(page.status == 400)
+        #expect(page.body.contains("SignerKit did not answer in time"))
     }
 
     @Test func callbackForAnotherMethodFailsTheRequest() async throws {
@@ -121,7 +167,8 @@ struct LoopbackTransportTests {
         #expect(notFound.status == 404)
         let post = try await RawHTTP.send(
             port: transport.port,
-            "POST /callback HTTP/1.1\r\nHost: 127.0.0.1:\(transport.port)\r\nContent-Length: 0\r\n\r\n")
+            "POST /callback HTTP/1.1\r\nHost: 127.0.0.1:\(transport.port)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
         #expect(post.status == 405)
         let rebound = try await RawHTTP.get(
             port: transport.port, "/callback?state=s", host: "evil.example:\(transport.port)")

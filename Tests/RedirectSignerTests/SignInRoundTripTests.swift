@@ -77,12 +77,14 @@ struct SignInRoundTripTests {
         let verifier = IDTokenVerifier(
             issuer: "https://waypoint.roninchain.com", clientID: SimulatedWallet.clientId,
             keys: JWKSProvider(location: simulator.origin + "/.well-known/jwks.json"))
+        let clock = ManualClock()
         let session = WaypointSession(
             origin: simulator.origin, clientId: SimulatedWallet.clientId,
-            transport: try LoopbackTransport(opener: browser.opener), timeout: .seconds(60), idTokenVerifier: verifier)
+            transport: try LoopbackTransport(opener: browser.opener, clock: clock), clock: clock,
+            idTokenVerifier: verifier)
         let outcome: Result<WaypointAuthorization, WaypointError>
         do { outcome = .success(try await session.authorize()) } catch { outcome = .failure(error) }
-        let pages = await browser.waitForPages(1)
+        let pages = try await browser.waitForPages(1)
         await session.close()
         await simulator.stop()
         guard case .failure(.idToken(let refusal)) = outcome else {
@@ -96,9 +98,10 @@ struct SignInRoundTripTests {
     @Test func keysOfAnotherIssuerFailTheSignature() async throws {
         let wallet = try SimulatedWallet.make(.init(signer: TestKeys.wallet, mode: .autoApprove))
         let other = IDTokenIssuer()
+        let clock = ManualClock()
         let session = WaypointSession(
             origin: wallet.simulator.origin, clientId: SimulatedWallet.clientId,
-            transport: try LoopbackTransport(opener: wallet.browser.opener), timeout: .seconds(60),
+            transport: try LoopbackTransport(opener: wallet.browser.opener, clock: clock), clock: clock,
             idTokenVerifier: IDTokenVerifier(
                 issuer: wallet.simulator.origin, clientID: SimulatedWallet.clientId,
                 keys: JWKSProvider(

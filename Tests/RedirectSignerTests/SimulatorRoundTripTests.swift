@@ -26,7 +26,7 @@ struct SimulatorRoundTripTests {
         #expect(received.parameters["chainId"] == "2021")
         #expect(received.parameters["redirect"] == wallet.session.redirectURI)
         #expect(WaypointStateStore.isStateShaped(received.parameters["state"] ?? ""))
-        let pages = await wallet.browser.waitForPages(1)
+        let pages = try await wallet.browser.waitForPages(1)
         #expect(pages.first?.status == 200)
         #expect(pages.first?.body.contains("You can close this window") == true)
     }
@@ -121,7 +121,7 @@ struct SimulatorRoundTripTests {
         await #expect(throws: WaypointError.self) {
             try await wallet.session.signTypedData(typedData, account: TestKeys.wallet.address)
         }
-        let pages = await wallet.browser.waitForPages(2)
+        let pages = try await wallet.browser.waitForPages(2)
         #expect(pages.allSatisfy { $0.body.contains("SignerKit refused this response") })
     }
 
@@ -149,8 +149,10 @@ struct SimulatorRoundTripTests {
     @Test func interactiveApprovalThroughTheHTMLForm() async throws {
         let simulator = try HostedWalletSimulator(configuration: .init(signer: TestKeys.wallet))
         let opener = RecordingOpener()
+        let clock = ManualClock()
         let session = WaypointSession(
-            origin: simulator.origin, clientId: "c", transport: try LoopbackTransport(opener: opener.opener))
+            origin: simulator.origin, clientId: "c",
+            transport: try LoopbackTransport(opener: opener.opener, clock: clock), clock: clock)
         defer {
             Task {
                 await session.close()

@@ -12,7 +12,7 @@ import Testing
     @Suite("spawned browser descriptors")
     struct SpawnInheritanceTests {
         /// The descriptors a `posix_spawn`ed shell has open, with or without `closeFrom(3)`.
-        static func childDescriptors(closing: Bool) throws -> Set<Int32> {
+        static func childDescriptors(closing: Bool) async throws -> Set<Int32> {
             let listing = FileManager.default.temporaryDirectory.appendingPathComponent("fds-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: listing) }
             var actions = posix_spawn_file_actions_t()
@@ -30,19 +30,23 @@ import Testing
                 buffer.baseAddress.map { posix_spawn(&child, "/bin/sh", &actions, nil, $0, environ) } ?? -1
             }
             try #require(spawned == 0)
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            let spawnedChild = child
+            // A real wait, the child process being its subject, on a thread of its own (never the pool's).
+            try await onThread {
+                var status: Int32 = 0
+                while waitpid(spawnedChild, &status, 0) < 0 && errno == EINTR {}
+            }
             let text = try String(contentsOf: listing, encoding: .utf8)
             return Set(text.split(separator: "\n").compactMap { Int32($0) })
         }
 
         @Test("a descriptor without close-on-exec reaches the child unless closeFrom closes it")
-        func closeFromKeepsOtherDescriptorsOut() throws {
+        func closeFromKeepsOtherDescriptorsOut() async throws {
             var ends: [Int32] = [0, 0]
             try #require(pipe(&ends) == 0)  // deliberately without O_CLOEXEC
             defer { for fd in ends { close(fd) } }
-            #expect(try Self.childDescriptors(closing: false).isSuperset(of: ends))
-            let closed = try Self.childDescriptors(closing: true)
+            #expect(try await Self.childDescriptors(closing: false).isSuperset(of: ends))
+            let closed = try await Self.childDescriptors(closing: true)
             #expect(closed.isSuperset(of: [0, 1, 2]))
             #expect(closed.isDisjoint(with: ends), "the child has \(closed.sorted())")
         }

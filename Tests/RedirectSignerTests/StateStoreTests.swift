@@ -34,13 +34,34 @@ struct StateStoreTests {
         await #expect(throws: WaypointError.unknownState) { try await store.claim("") }
     }
 
-    @Test func expiredStateIsRejected() async throws {
-        let store = WaypointStateStore(timeout: .milliseconds(50))
+    @Test("a state is claimable until its deadline on the store's clock, and expired from then on")
+    func expiredStateIsRejected() async throws {
+        let clock = ManualClock()
+        let store = WaypointStateStore(timeout: .seconds(60), clock: clock)
         let pending = await store.issue(for: .send)
-        try await Task.sleep(for: .milliseconds(120))
+        #expect(pending.deadline == clock.now.advanced(by: .seconds(60)))
+        let other = await store.issue(for: .sign)
+        clock.advance(by: .seconds(60) - .nanoseconds(1))
+        #expect(await store.isPending(pending.state))
+        #expect(try await store.claim(other.state).method == .sign)
+        clock.advance(by: .nanoseconds(1))
         #expect(await !store.isPending(pending.state))
         await #expect(throws: WaypointError.expiredState) { try await store.claim(pending.state) }
         await #expect(throws: WaypointError.expiredState) { try await store.claim(pending.state) }
+    }
+
+    @Test("finished states are remembered for ten timeouts, then a replay is simply unknown")
+    func finishedStatesAreForgottenAfterTenTimeouts() async throws {
+        let clock = ManualClock()
+        let store = WaypointStateStore(timeout: .seconds(60), clock: clock)
+        let used = await store.issue(for: .sign)
+        _ = try await store.claim(used.state)
+        clock.advance(by: .seconds(600) - .nanoseconds(1))
+        _ = await store.issue(for: .sign)  // issuing prunes
+        await #expect(throws: WaypointError.replayedState) { try await store.claim(used.state) }
+        clock.advance(by: .nanoseconds(1))
+        _ = await store.issue(for: .sign)
+        await #expect(throws: WaypointError.unknownState) { try await store.claim(used.state) }
     }
 
     @Test func abandonedStateIsExpired() async {
@@ -55,7 +76,7 @@ struct StateStoreTests {
 struct RedirectComparisonTests {
     @Test func equivalentSpellingsMatch() async throws {
         let transport = try DeepLinkTransportStub(redirectURI: "mydapp://callback")
-        let session = WaypointSession(clientId: "c", transport: transport)
+        let session = WaypointSession(clientId: "c", transport: transport, clock: ManualClock())
         for (delivered, accepted) in [
             ("mydapp://callback", true), ("mydapp://callback/", true), ("MyDapp://Callback", true),
             ("mydapp://callback/x", false), ("mydapp://other", false), ("otherapp://callback", false),
@@ -80,26 +101,22 @@ struct RedirectComparisonTests {
 /// `WaypointSession.deliver`).
 final class DeepLinkTransportStub: WaypointTransport {
     let redirectURI: String
-    private let states = Mutex<[String]>([])
+    private let states = Arrivals<String>()
     private let taken = Mutex(0)
     private let stream = AsyncStream<TransportEvent>.makeStream()
 
     init(redirectURI: String) throws { self.redirectURI = redirectURI }
 
     func start() async throws(WaypointError) -> AsyncStream<TransportEvent> { stream.stream }
-    func open(_ request: PreparedRequest) async throws(WaypointError) { states.withLock { $0.append(request.state) } }
+    func open(_ request: PreparedRequest) async throws(WaypointError) { states.append(request.state) }
     func stop() async { stream.continuation.finish() }
 
-    /// The state of the next opened request not yet taken.
+    /// The state of the next opened request not yet taken, once it is opened.
     func nextState() async throws -> String {
-        for _ in 0..<500 {
-            let index = taken.withLock { $0 }
-            if let state = states.withLock({ $0.count > index ? $0[index] : nil }) {
-                taken.withLock { $0 += 1 }
-                return state
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        let index = taken.withLock { taken in
+            defer { taken += 1 }
+            return taken
         }
-        throw TestFailure("no request opened")
+        return try await states.element(index)
     }
 }

@@ -29,8 +29,15 @@ struct FetchResult: Sendable {
     let finalURL: String
 }
 
+/// How long a test's own socket exchange (a browser's fetch, a raw request) may take: no limit to speak of.
+/// What it waits for (SignerKit's verdict on a callback) runs on Swift's cooperative pool, which other tests
+/// of a full run can hold for a minute and more, so a shorter deadline would fail a correct exchange on a
+/// loaded machine; a hung exchange is ended by the run's own timeout (scripts/test.sh).
+let exchangeDeadline = Duration.seconds(24 * 60 * 60)
+
 /// HTTP as a browser does it, over the project's libcurl transport: redirects followed (up to five; a
-/// 302 or 303 after a POST becomes a GET), no caching or cookies, every request bounded by 60 s.
+/// 302 or 303 after a POST becomes a GET), no caching or cookies, no deadline of its own
+/// (``exchangeDeadline``).
 enum HTTPClient {
     static func get(_ url: String) async throws -> FetchResult {
         try await fetch(method: "GET", url, body: nil, headers: [])
@@ -51,7 +58,8 @@ enum HTTPClient {
         var current = url
         for _ in 0...5 {
             guard let target = URL(string: current) else { throw TestFailure("not a URL: \(current)") }
-            var request = HTTPRequest(method: method, url: target, headers: headers, body: body, timeout: .seconds(60))
+            var request = HTTPRequest(
+                method: method, url: target, headers: headers, body: body, timeout: exchangeDeadline)
             request.deliversRedirects = true
             let response = try await CurlHTTPTransport.shared.send(request)
             guard (300..<400).contains(response.status), let location = response.header("Location") else {
@@ -75,45 +83,29 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// An opener that behaves like a browser following redirects, in the background, and remembers
-/// every URL it opened and every page it ended on.
+/// An opener that behaves like a browser following redirects and remembers every page it ended on. The
+/// session opens beside its wait, so the fetch runs to its end right there; a fetch that fails fails the
+/// request with its reason (and is remembered as a page with status -1), instead of leaving it waiting.
 final class FetchingOpener: Sendable {
-    private let opened = Mutex<[String]>([])
-    private let pages = Mutex<[FetchResult]>([])
-    private let arrived = Mutex<[CheckedContinuation<FetchResult, Never>]>([])
+    private let pages = Arrivals<FetchResult>()
 
     var opener: URLOpener {
-        URLOpener { url in
-            self.opened.withLock { $0.append(url) }
-            Task {
-                let result =
-                    (try? await HTTPClient.get(url)) ?? FetchResult(status: -1, body: "fetch failed", finalURL: url)
-                let waiters = self.pages.withLock { pages -> [CheckedContinuation<FetchResult, Never>] in
-                    pages.append(result)
-                    return self.arrived.withLock { waiters in
-                        defer { waiters = [] }
-                        return waiters
-                    }
-                }
-                for waiter in waiters { waiter.resume(returning: result) }
+        URLOpener { (url) throws(WaypointError) in
+            do {
+                self.pages.append(try await HTTPClient.get(url))
+            } catch {
+                self.pages.append(FetchResult(status: -1, body: "fetch failed: \(error)", finalURL: url))
+                throw .transport("the browser's fetch of \(url) failed: \(error)")
             }
         }
     }
 
-    var openedURLs: [String] { opened.withLock { $0 } }
-    var finalPages: [FetchResult] { pages.withLock { $0 } }
-
-    /// Waits until at least `count` pages arrived (or 10 s).
-    func waitForPages(_ count: Int) async -> [FetchResult] {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-        while pages.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return finalPages
-    }
+    /// The pages, once at least `count` fetches have ended.
+    func waitForPages(_ count: Int) async throws -> [FetchResult] { try await pages.atLeast(count) }
 }
 
-/// A simulator plus a loopback session pointed at it.
+/// A simulator plus a loopback session pointed at it, on a clock nobody advances: a request ends with
+/// its callback (or a transport error), never because the machine was slow.
 struct SimulatedWallet {
     let simulator: HostedWalletSimulator
     let session: WaypointSession
@@ -121,15 +113,15 @@ struct SimulatedWallet {
 
     static let clientId = "test-client"
 
-    static func make(
-        _ configuration: HostedWalletSimulator.Configuration, timeout: Duration = .seconds(60),
-        verifying: Bool = false
-    ) throws -> SimulatedWallet {
+    static func make(_ configuration: HostedWalletSimulator.Configuration, verifying: Bool = false) throws
+        -> SimulatedWallet
+    {
         let simulator = try HostedWalletSimulator(configuration: configuration)
         let browser = FetchingOpener()
-        let transport = try LoopbackTransport(opener: browser.opener)
+        let clock = ManualClock()
+        let transport = try LoopbackTransport(opener: browser.opener, clock: clock)
         let session = WaypointSession(
-            origin: simulator.origin, clientId: clientId, transport: transport, timeout: timeout,
+            origin: simulator.origin, clientId: clientId, transport: transport, clock: clock,
             idTokenVerifier: verifying ? verifier(for: simulator) : nil)
         return SimulatedWallet(simulator: simulator, session: session, browser: browser)
     }
@@ -192,8 +184,7 @@ enum RawHTTP {
                 }
             }
             guard connected == 0 else { throw TestFailure("connect failed") }
-            var timeout = timeval(tv_sec: 15, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            // No receive timeout (see exchangeDeadline): a real wait on the socket, until the server closes it.
             let bytes = Array(request.utf8)
             _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             var data: [UInt8] = []
@@ -226,21 +217,14 @@ enum RawHTTP {
 
 /// An opener that only records URLs, and lets a test await them.
 final class RecordingOpener: Sendable {
-    private let urls = Mutex<[String]>([])
+    private let urls = Arrivals<String>()
 
     var opener: URLOpener {
-        URLOpener { url in self.urls.withLock { $0.append(url) } }
+        URLOpener { url in self.urls.append(url) }
     }
 
-    /// Waits for the `index`-th opened URL (10 s at most).
-    func url(_ index: Int = 0) async throws -> String {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-        while ContinuousClock.now < deadline {
-            if let url = urls.withLock({ $0.count > index ? $0[index] : nil }) { return url }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw TestFailure("no URL was opened")
-    }
+    /// The `index`-th opened URL, once it was opened.
+    func url(_ index: Int = 0) async throws -> String { try await urls.element(index) }
 }
 
 /// A query parameter of a URL.

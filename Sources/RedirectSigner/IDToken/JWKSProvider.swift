@@ -1,3 +1,4 @@
+import EthereumPrimitives
 import Foundation
 import SignerKitCurl
 import Synchronization
@@ -26,17 +27,22 @@ public final class JWKSProvider: Sendable {
     public let minimumRefetchInterval: Duration
     private let transport: any HTTPTransport
     private let timeout: Duration
+    /// Where the age of the cached set is read.
+    private let clock: any SignerClock
     private let cache = Mutex<(set: JSONWebKeySet?, fetched: ContinuousClock.Instant?, fetches: Int)>((nil, nil, 0))
 
-    /// A provider for `source`; URL sets are fetched over `transport` within `timeout`.
+    /// A provider for `source`; URL sets are fetched over `transport` within `timeout` (a network
+    /// deadline, in real time); `clock` (default: the system clock) tells when ``minimumRefetchInterval``
+    /// has passed.
     public init(
         _ source: Source, minimumRefetchInterval: Duration = .seconds(30), timeout: Duration = .seconds(15),
-        transport: any HTTPTransport = CurlHTTPTransport.shared
+        transport: any HTTPTransport = CurlHTTPTransport.shared, clock: any SignerClock = SystemClock()
     ) {
         self.source = source
         self.minimumRefetchInterval = minimumRefetchInterval
         self.timeout = timeout
         self.transport = transport
+        self.clock = clock
     }
 
     /// A provider for a command-line value: an `http(s)://` URL, else a file path.
@@ -62,7 +68,7 @@ public final class JWKSProvider: Sendable {
         if let set = cached.set {
             let found = set.candidates(for: kid)
             guard found.isEmpty, case .url = source else { return found }
-            if let fetched = cached.fetched, ContinuousClock.now - fetched < minimumRefetchInterval { return found }
+            if let fetched = cached.fetched, clock.now - fetched < minimumRefetchInterval { return found }
         }
         let set = try await load()
         return set.candidates(for: kid)
@@ -94,7 +100,8 @@ public final class JWKSProvider: Sendable {
             guard response.isSuccess else { throw .keySet("key set URL answered HTTP \(response.status)") }
             set = try JSONWebKeySet(json: response.body)
         }
-        cache.withLock { $0 = (set, .now, $0.fetches + 1) }
+        let now = clock.now
+        cache.withLock { $0 = (set, now, $0.fetches + 1) }
         return set
     }
 }

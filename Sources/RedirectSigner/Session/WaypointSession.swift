@@ -48,19 +48,21 @@ public final class WaypointSession: Sendable {
     private let lifecycle = Mutex<Lifecycle>(.idle)
 
     /// A session for `clientId` at `origin` over `transport`; a request fails with
-    /// ``WaypointError/timedOut`` when no callback arrives within `timeout`. With `idTokenVerifier`,
-    /// sign-ins are accepted only with an ID token that passes it; PKCE codes are exchanged at
-    /// `tokenEndpoint` (default `{origin}/oauth2/token`).
+    /// ``WaypointError/timedOut`` when no callback arrives within `timeout` as `clock` tells (default: the
+    /// system clock; a test passes a manual one, so only a callback or its own advance ends the wait). With
+    /// `idTokenVerifier`, sign-ins are accepted only with an ID token that passes it; PKCE codes are
+    /// exchanged at `tokenEndpoint` (default `{origin}/oauth2/token`).
     public init(
         origin: String = Waypoint.defaultOrigin, clientId: String, transport: any WaypointTransport,
-        timeout: Duration = .seconds(300), idTokenVerifier: IDTokenVerifier? = nil, tokenEndpoint: String? = nil
+        timeout: Duration = .seconds(300), clock: any SignerClock = SystemClock(),
+        idTokenVerifier: IDTokenVerifier? = nil, tokenEndpoint: String? = nil
     ) {
         var origin = origin
         while origin.hasSuffix("/") { origin.removeLast() }
         self.origin = origin
         self.clientId = clientId
         self.transport = transport
-        store = WaypointStateStore(timeout: timeout)
+        store = WaypointStateStore(timeout: timeout, clock: clock)
         self.idTokenVerifier = idTokenVerifier
         self.tokenEndpoint = tokenEndpoint ?? origin + "/oauth2/token"
     }
@@ -156,19 +158,10 @@ public final class WaypointSession: Sendable {
         Task {
             do throws(WaypointError) { try await transport.open(prepared) } catch { slot.fulfill(.failure(error)) }
         }
-        let timeout = store.timeout
-        let timer = Task {
-            do {
-                try await Task.sleep(for: timeout)
-                slot.fulfill(.failure(.timedOut))
-            } catch {}
-        }
-        let outcome = await withTaskCancellationHandler {
-            await slot.value()
-        } onCancel: {
-            slot.fulfill(.failure(.cancelled))
-        }
-        timer.cancel()
+        // The wait ends at the state's own deadline, on the store's clock: a callback the store still
+        // accepts is never refused as timed out, and a test's manual clock alone decides when time is up.
+        let outcome = await slot.value(
+            until: pending.deadline, on: store.clock, expired: .failure(.timedOut), cancelled: .failure(.cancelled))
         waiters.withLock { $0[pending.state] = nil }
         switch outcome {
         case .failure(let error):
@@ -313,20 +306,15 @@ public final class WaypointSession: Sendable {
     // MARK: - Callbacks
 
     /// Routes a callback URL received outside the transport (an app's `onOpenURL`, a test) and
-    /// returns what its deliverer would be told. Waits at most `replyTimeout` for the waiting request
-    /// to verify it.
+    /// returns what its deliverer would be told. Waits at most `replyTimeout` (on the session's clock)
+    /// for the waiting request to verify it; a cancelled caller is told it was cancelled.
     public func deliver(_ url: String, replyTimeout: Duration = .seconds(30)) async -> CallbackReply {
         let reply = OneShot<CallbackReply>()
         await receive(.callback(IncomingCallback(url: url) { reply.fulfill($0) }))
-        let timer = Task {
-            do {
-                try await Task.sleep(for: replyTimeout)
-                reply.fulfill(.rejected("no answer from the waiting request"))
-            } catch {}
-        }
-        let answer = await reply.value()
-        timer.cancel()
-        return answer
+        return await reply.value(
+            until: store.clock.now.advanced(by: replyTimeout), on: store.clock,
+            expired: .rejected("no answer from the waiting request"), cancelled: .rejected("the delivery was cancelled")
+        )
     }
 
     /// Handles one transport event.

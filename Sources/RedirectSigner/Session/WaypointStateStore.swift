@@ -1,10 +1,13 @@
+import EthereumPrimitives
+
 /// The pending requests of one signer, by state: issues single-use states, expires them, and
 /// tells a genuine callback from an unknown, replayed or late one.
 ///
 /// A state is 128 random bits from the system generator written in UUID v4 form (the version and
 /// variant nibbles set, as the SDKs do). ``claim(_:)`` succeeds once per state; afterwards the same
 /// state is ``WaypointError/replayedState`` (remembered for a while, then simply unknown). A state
-/// not claimed before its deadline is ``WaypointError/expiredState``.
+/// not claimed before its deadline is ``WaypointError/expiredState``. Deadlines are read on the store's
+/// ``clock``, so a test moves a manual clock past them instead of sleeping.
 public actor WaypointStateStore {
     /// One pending request.
     public struct Pending: Sendable, Hashable {
@@ -23,13 +26,16 @@ public actor WaypointStateStore {
 
     /// How long a request stays claimable.
     public let timeout: Duration
+    /// Where deadlines are read, and where ``WaypointSession`` waits for them.
+    public nonisolated let clock: any SignerClock
     private var pending: [String: Pending] = [:]
     private var finished: [String: (reason: Finished, at: ContinuousClock.Instant)] = [:]
-    private let clock = ContinuousClock()
 
-    /// A store whose requests expire `timeout` after they are issued.
-    public init(timeout: Duration = .seconds(300)) {
+    /// A store whose requests expire `timeout` after they are issued, as `clock` tells (default: the
+    /// system clock).
+    public init(timeout: Duration = .seconds(300), clock: any SignerClock = SystemClock()) {
         self.timeout = timeout
+        self.clock = clock
     }
 
     /// A fresh random state in UUID v4 form, lower case: 128 bits from the system generator with

@@ -1,29 +1,26 @@
-import Dispatch
 import Synchronization
 
-/// A value set once and awaited by any number of tasks (or waited for by plain threads); later values
-/// are ignored.
+/// A value set once and awaited by any number of tasks; later values are ignored.
 package final class OneShot<Value: Sendable>: Sendable {
     private enum State {
-        case waiting([CheckedContinuation<Value, Never>], sleepers: [DispatchSemaphore])
+        case waiting([CheckedContinuation<Value, Never>])
         case done(Value)
     }
 
-    private let state = Mutex<State>(.waiting([], sleepers: []))
+    private let state = Mutex<State>(.waiting([]))
 
     package init() {}
 
     /// Sets the value and wakes the waiters; `false` when it was already set.
     @discardableResult
     package func fulfill(_ value: Value) -> Bool {
-        let woken: ([CheckedContinuation<Value, Never>], [DispatchSemaphore])? = state.withLock { state in
-            guard case .waiting(let waiters, let sleepers) = state else { return nil }
+        let woken: [CheckedContinuation<Value, Never>]? = state.withLock { state in
+            guard case .waiting(let waiters) = state else { return nil }
             state = .done(value)
-            return (waiters, sleepers)
+            return waiters
         }
-        guard let (waiters, sleepers) = woken else { return false }
-        for waiter in waiters { waiter.resume(returning: value) }
-        for sleeper in sleepers { sleeper.signal() }
+        guard let woken else { return false }
+        for waiter in woken { waiter.resume(returning: value) }
         return true
     }
 
@@ -38,33 +35,13 @@ package final class OneShot<Value: Sendable>: Sendable {
             let ready: Value? = state.withLock { state in
                 switch state {
                 case .done(let value): return value
-                case .waiting(var waiters, let sleepers):
+                case .waiting(var waiters):
                     waiters.append(continuation)
-                    state = .waiting(waiters, sleepers: sleepers)
+                    state = .waiting(waiters)
                     return nil
                 }
             }
             if let ready { continuation.resume(returning: ready) }
-        }
-    }
-
-    /// Blocks the calling thread (a plain thread, never one of the cooperative pool's) until the value
-    /// is set or `seconds` have passed; `nil` on time-out.
-    package func wait(seconds: Int) -> Value? {
-        let sleeper = DispatchSemaphore(value: 0)
-        let ready: Value? = state.withLock { state in
-            switch state {
-            case .done(let value): return value
-            case .waiting(let waiters, var sleepers):
-                sleepers.append(sleeper)
-                state = .waiting(waiters, sleepers: sleepers)
-                return nil
-            }
-        }
-        if let ready { return ready }
-        _ = sleeper.wait(timeout: .now() + .seconds(seconds))
-        return state.withLock { state in
-            if case .done(let value) = state { value } else { nil }
         }
     }
 }
