@@ -39,20 +39,8 @@ struct EIP7702OracleTests {
         print(json.dumps(out))
         """
 
-    static func oracle(_ cases: [JSONValue]) throws -> [JSONValue] {
-        let process = Process()
-        process.executableURL = LocalEVM.venv.appendingPathComponent("bin/python")
-        process.arguments = ["-c", script]
-        let input = ChildProcess.makePipe()
-        let output = ChildProcess.makePipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try ChildProcess.run(process)
-        input.fileHandleForWriting.write(Data(JSONValue.array(cases).serialized.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        #expect(ChildProcess.awaitExit(process, within: .seconds(120)), "the eth-account oracle did not exit")
-        return try #require(try JSONValue(parsing: String(decoding: data, as: UTF8.self)).arrayValue)
+    static func oracle(_ cases: [JSONValue]) async throws -> [JSONValue] {
+        try #require(try await PythonOracle.run(script, input: .array(cases)).arrayValue)
     }
 
     /// A random test key as hex (never used for anything real).
@@ -76,7 +64,7 @@ struct EIP7702OracleTests {
     }
 
     @Test("random authorizations: hash and signature equal eth-account's")
-    func authorizations() throws {
+    func authorizations() async throws {
         var cases: [JSONValue] = []
         var mine: [SignedAuthorization] = []
         for _ in 0..<40 {
@@ -87,7 +75,7 @@ struct EIP7702OracleTests {
             cases.append(
                 .object(JSONObject(["kind": "auth", "key": .string(hex), "authorization": authorization.json])))
         }
-        let answers = try Self.oracle(cases)
+        let answers = try await Self.oracle(cases)
         #expect(answers.count == cases.count)
         for (i, (signed, answer)) in zip(mine, answers).enumerated() {
             let context = "case \(i): \(signed.authorization.json.serialized)"
@@ -99,7 +87,7 @@ struct EIP7702OracleTests {
     }
 
     @Test("random type-4 transactions: raw bytes equal eth-account's")
-    func transactions() throws {
+    func transactions() async throws {
         var cases: [JSONValue] = []
         var mine: [SignedTransaction] = []
         for _ in 0..<16 {
@@ -140,7 +128,7 @@ struct EIP7702OracleTests {
             ])
             cases.append(.object(JSONObject(["kind": "tx", "key": .string(hex), "tx": .object(json)])))
         }
-        let answers = try Self.oracle(cases)
+        let answers = try await Self.oracle(cases)
         #expect(answers.count == cases.count)
         for (i, (signed, answer)) in zip(mine, answers).enumerated() {
             #expect(signed.rawTransactionHex == answer["raw"]?.stringValue, "case \(i): \(cases[i].serialized)")

@@ -35,25 +35,12 @@ struct EncodingOracleTests {
         print(json.dumps(out))
         """
 
-    static func oracle(_ cases: [JSONValue]) throws -> [String] {
-        let process = Process()
-        process.executableURL = LocalEVM.venv.appendingPathComponent("bin/python")
-        process.arguments = ["-c", script]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(JSONValue.array(cases).serialized.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        return try #require(try JSONValue(parsing: text).arrayValue).compactMap(\.stringValue)
+    static func oracle(_ cases: [JSONValue]) async throws -> [String] {
+        try #require(try await PythonOracle.run(script, input: .array(cases)).arrayValue).compactMap(\.stringValue)
     }
 
     @Test("EIP-712 digests of every recognised typed-data kind, and ERC-20 calldata, match")
-    func matches() throws {
+    func matches() async throws {
         let now: UInt64 = 1_767_225_600
         let documents: [JSONValue] = [
             P.permit(
@@ -105,7 +92,7 @@ struct EncodingOracleTests {
                     "kind": .string("call"), "signature": .string($0.0), "args": .array($0.1.map(JSONValue.string)),
                 ]))
         }
-        let expected = try Self.oracle(cases)
+        let expected = try await Self.oracle(cases)
         try #require(expected.count == cases.count)
         for (i, document) in documents.enumerated() {
             #expect(try TypedData(json: document).digest().hex == expected[i], "document \(i)")
