@@ -24,31 +24,14 @@ public func untilCancelled() async {
 /// A one-shot signal a test awaits: code under test calls ``fire()`` when it reaches a point (a backend was
 /// entered, a request was sent), the test awaits ``fired()`` instead of sleeping.
 public final class Signal: Sendable {
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let arrivals = Arrivals<Void>()
 
     /// A signal not yet fired.
     public init() {}
 
-    /// Fires (once; later calls do nothing) and wakes every waiter.
-    public func fire() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard !state.fired else { return [] }
-            state.fired = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+    /// Fires and wakes every waiter (firing again changes nothing for them).
+    public func fire() { arrivals.append(()) }
 
-    /// Returns once ``fire()`` was called.
-    public func fired() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if state.fired { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
+    /// Returns once ``fire()`` was called (at once when it was), or when the waiting task is cancelled.
+    public func fired() async { _ = try? await arrivals.atLeast(1) }
 }

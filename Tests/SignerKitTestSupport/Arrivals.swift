@@ -3,7 +3,7 @@ import Synchronization
 /// What arrives while a test runs (opened URLs, fetched pages, written lines), in order, and a way to await
 /// it instead of polling: ``atLeast(_:)`` returns once that many have arrived, however long the machine
 /// takes; a test that waits for something that never comes is ended by the run's own timeout.
-final class Arrivals<Element: Sendable>: Sendable {
+public final class Arrivals<Element: Sendable>: Sendable {
     private struct Waiter {
         let id: Int
         let count: Int
@@ -18,13 +18,14 @@ final class Arrivals<Element: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    init() {}
+    /// Nothing has arrived yet.
+    public init() {}
 
     /// Everything that arrived so far.
-    var all: [Element] { state.withLock { $0.elements } }
+    public var all: [Element] { state.withLock { $0.elements } }
 
     /// Adds `element` and wakes the waiters it completes.
-    func append(_ element: Element) {
+    public func append(_ element: Element) {
         let (ready, elements) = state.withLock { state -> ([Waiter], [Element]) in
             state.elements.append(element)
             let count = state.elements.count
@@ -38,7 +39,7 @@ final class Arrivals<Element: Sendable>: Sendable {
     /// Everything that arrived, once at least `count` elements have.
     ///
     /// - Throws: `CancellationError` when the waiting task is cancelled first.
-    func atLeast(_ count: Int) async throws -> [Element] {
+    public func atLeast(_ count: Int) async throws -> [Element] {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -67,5 +68,5 @@ final class Arrivals<Element: Sendable>: Sendable {
     }
 
     /// The element at `index`, once it has arrived.
-    func element(_ index: Int) async throws -> Element { try await atLeast(index + 1)[index] }
+    public func element(_ index: Int) async throws -> Element { try await atLeast(index + 1)[index] }
 }
