@@ -95,12 +95,19 @@ echo "==> two instances (${urls[*]}), PostgreSQL on 127.0.0.1:$pgport, node $nod
 status=0
 printf '%s' "$token" | "$python" "$root/scripts/scale-out/driver.py" --count "$count" --node "$node" \
     --account "$address" --answered-file "$work/answered" "${urls[@]}" || status=1
-rows="$(psql -d signer -c "SELECT count(*) FROM signerkit_audit")"
+rows="$(psql -d signer -c "SELECT count(*) FROM signerkit_audit WHERE outcome <> 'intent'")"
 answered="$(cat "$work/answered" 2>/dev/null || echo '?')"
 if [[ "$rows" == "$answered" ]]; then
     echo "ok   audit rows: $rows, one per answered request"
 else
     echo "FAIL audit rows: $rows for $answered answered requests"; status=1
+fi
+# No audit, no broadcast: every transaction's call wrote its intent row before it was signed.
+intents="$(psql -d signer -c "SELECT count(*) FROM signerkit_audit WHERE outcome = 'intent'")"
+if [[ "$intents" =~ ^[0-9]+$ ]] && (( intents >= count )); then
+    echo "ok   intent rows: $intents for $count transactions"
+else
+    echo "FAIL intent rows: $intents for $count transactions"; status=1
 fi
 for pid in "${service_pids[@]}"; do
     kill -TERM "$pid"

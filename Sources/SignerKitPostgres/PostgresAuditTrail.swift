@@ -72,7 +72,7 @@ public final class PostgresAuditTrail: AuditTrail {
         json["client"] = .string(client)
         return [
             .text(String(time.timeIntervalSince1970)), .text(storable(requestID)), .text(String(call)),
-            .text(client), .text(method), .text(record.errorCode == nil ? "ok" : "error"),
+            .text(client), .text(method), .text(record.outcome),
             record.errorCode.map { .text(String($0)) } ?? .null, record.resultHash.map { .bytes($0.bytes) } ?? .null,
             .text(JSONValue.object(json).serialized),
         ]

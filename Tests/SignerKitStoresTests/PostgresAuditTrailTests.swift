@@ -44,6 +44,17 @@ struct PostgresAuditTrailTests {
                 "req-1", "1", "alice", "eth_\u{FFFD}sign", "error", "-32003", "-", "1714564800.25",
             ])
         #expect(Array(rows[2].prefix(5)) == ["req-2", "0", "bob", "eth_chainId", "ok"])
+        // The outcome column is the record's own: an intent written before signing, a replayed answer.
+        var intent = CallRecord(client: "carol", method: "eth_sendTransaction")
+        intent.intent = true
+        var replayed = CallRecord(client: "carol", method: "eth_sendTransaction")
+        replayed.replayed = true
+        #expect(await trail.append([intent], requestID: "req-3", at: time))
+        #expect(await trail.append([replayed], requestID: "req-4", at: time))
+        let outcomes = try await server.psql(
+            "SELECT outcome || '=' || (record->>'outcome') FROM signerkit_audit WHERE client = 'carol' ORDER BY id",
+            database: database)
+        #expect(outcomes.split(separator: "\n") == ["intent=intent", "replayed=replayed"])
         // The jsonb column is the call's whole record (jsonb orders keys its own way: compare as JSON).
         let stored = try JSONValue(parsing: try #require(rows[0].last))
         for member in signed.json.members { #expect(stored[member.key] == member.value, "\(member.key)") }
