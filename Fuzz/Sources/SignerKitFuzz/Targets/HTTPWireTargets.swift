@@ -1,7 +1,7 @@
 import Dispatch
 import EthereumPrimitives
 import Foundation
-import SignerKitHTTP
+import SignerKitCurl
 import Synchronization
 
 /// A whole HTTP answer on a real socket, read by libcurl and `CurlHTTPTransport`: status line, headers
