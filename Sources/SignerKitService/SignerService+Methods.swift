@@ -158,8 +158,10 @@ extension SignerService {
             if let previews = try? dispatcher.preview(actions: actions) { record.note(previews) }
             return .failure(.dispatch(error))
         }
-        record.note(prepared.requests)
-        if let audit, prepared.requests.contains(where: { $0.method == .sendTransaction }) {
+        let requests = prepared.requests
+        record.note(requests)
+        let broadcasts = requests.contains { $0.method == .sendTransaction }
+        if broadcasts, let audit {
             var intent = record
             intent.intent = true
             guard await audit.append([intent], requestID: record.requestID, at: Date()) else {
@@ -167,9 +169,9 @@ extension SignerService {
             }
             CrashPoint.reached(.auditIntent)
         }
-        // Without a key a call is a payment of its own: its transactions are journalled under an identity no
-        // other request has (identical keyless payments, on any instance, are two payments).
-        let journalKey = journalKey ?? IdempotencyNames.uniqueCall()
+        // Without a key a call that sends is a payment of its own: its transactions are journalled under an
+        // identity no other request has (identical keyless payments, on any instance, are two payments).
+        let journalKey = broadcasts ? journalKey ?? IdempotencyNames.uniqueCall() : journalKey
         do {
             let signed = try await dispatcher.sign(prepared, idempotencyKey: journalKey, deadline: deadline)
             record.backends = prepared.backendNames

@@ -74,8 +74,7 @@ public final class SignerService: Sendable {
         signers: [any PrehashSigner], upstream: [ChainID: JSONRPCClient], configuration: DispatchConfiguration,
         policies: [any ActionPolicy]
     ) throws(ServiceConfigurationError) -> RpcDispatcher {
-        var nodes: [ChainID: any EthereumNode] = [:]
-        for (chain, client) in upstream { nodes[chain] = client }
+        let nodes: [ChainID: any EthereumNode] = upstream.mapValues { $0 }
         let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration) { policies }
         for (index, signer) in signers.enumerated() {
             do { try dispatcher.register(signer) } catch {
@@ -91,8 +90,7 @@ public final class SignerService: Sendable {
     /// The sweep that re-sends what crashed requests journalled but never sent (`nil` without a journal).
     public var recovery: JournalRecovery? {
         guard let journal else { return nil }
-        var nodes: [ChainID: any EthereumNode] = [:]
-        for (chain, client) in upstream { nodes[chain] = client }
+        let nodes: [ChainID: any EthereumNode] = upstream.mapValues { $0 }
         return JournalRecovery(journal: journal, nodes: nodes)
     }
 

@@ -34,7 +34,8 @@ public enum RealTime {
         while true {
             if condition() { return true }
             guard ContinuousClock.now < deadline else { return false }
-            usleep(UInt32(interval.components.attoseconds / 1_000_000_000_000))
+            let (seconds, attoseconds) = interval.components
+            usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
         }
     }
 }

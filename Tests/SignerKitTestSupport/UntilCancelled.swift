@@ -20,18 +20,3 @@ public func untilCancelled() async {
         }
     }
 }
-
-/// A one-shot signal a test awaits: code under test calls ``fire()`` when it reaches a point (a backend was
-/// entered, a request was sent), the test awaits ``fired()`` instead of sleeping.
-public final class Signal: Sendable {
-    private let arrivals = Arrivals<Void>()
-
-    /// A signal not yet fired.
-    public init() {}
-
-    /// Fires and wakes every waiter (firing again changes nothing for them).
-    public func fire() { arrivals.append(()) }
-
-    /// Returns once ``fire()`` was called (at once when it was), or when the waiting task is cancelled.
-    public func fired() async { _ = try? await arrivals.atLeast(1) }
-}

@@ -47,10 +47,9 @@ extension RpcDispatcher {
     /// transaction to be mined; every result verified; results by index. Marks the batch's journal entries
     /// as reported once every slot is filled.
     func execute(
-        _ prepared: [RoutedAction], idempotencyKey: String?,
+        _ jobs: [RoutedAction], idempotencyKey: String?,
         deadline: ContinuousClock.Instant?
     ) async throws(DispatchError) -> [ActionResult] {
-        let jobs = prepared
         let requests = jobs.map(\.request)
         let plan = try BatchPlan(requests, ordersDependentActions: configuration.ordersDependentActions)
         let identities = claimIdentities(of: requests, idempotencyKey: idempotencyKey)

@@ -74,7 +74,7 @@ struct TransactionPipeline: Sendable {
         return NonceReservation(journal: journal, lane: lane, nonce: nonce)
     }
 
-    /// Stages 3 to 7: policies, signature, verification, journal, broadcast.
+    /// Stages 3 to 7: policies, signature, then for `eth_sendTransaction` verification, journal, broadcast.
     private func signAndSend(_ filled: TransactionRequest) async throws(DispatchError.Kind) -> ActionResult {
         let complete: Transaction
         do { complete = try filled.complete(chainId: request.chainId) } catch {
@@ -89,12 +89,13 @@ struct TransactionPipeline: Sendable {
         do { signed = try await key.signTransaction(complete) } catch { throw DispatchError.Kind(backendError: error) }
         CrashPoint.reached(.signed)
         batch.noteNonce(complete.nonce, in: lane)
-        // Nothing SignerKit did not verify is returned or broadcast.
+        // eth_signTransaction: the raw transaction is verified once, like any backend's result (BatchRun).
+        guard request.method == .sendTransaction else { return .rawTransaction(signed.rawTransaction) }
+        // Nothing SignerKit did not verify is broadcast.
         do { try ResultVerifier.verify(signed, matches: transaction, feesOpen: feesOpen, for: request) } catch {
             throw .verificationFailed(error.description)
         }
         CrashPoint.reached(.verified)
-        guard request.method == .sendTransaction else { return .rawTransaction(signed.rawTransaction) }
         guard let node = request.node else { throw .noNode(request.action.chainId.description) }
         // Another action of the batch failed while this one was being filled and signed: do not broadcast.
         guard !Task.isCancelled else { throw .backend(.backendFailure("not broadcast: the batch was cancelled")) }
