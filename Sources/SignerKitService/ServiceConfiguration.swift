@@ -65,60 +65,49 @@ public struct ServiceConfiguration: Sendable {
     ///
     /// - Throws: ``ServiceConfigurationError`` naming the key path.
     public init(jsonText: String, relativeTo folder: String) throws(ServiceConfigurationError) {
-        let root: JSONValue
-        do { root = try JSONValue(parsing: jsonText) } catch { throw .init(path: "", problem: "\(error)") }
-        let reader = ConfigurationReader(folder: folder)
-        let object = try reader.object(root, "")
-        try reader.onlyMembers(object, Self.members, "")
-        tls = try object["tls"].map { (value) throws(ServiceConfigurationError) in
-            try ServiceTLSFiles(json: value, reader: reader)
+        let root = try ConfigurationReader(parsing: jsonText)
+        try root.object(allowing: Self.members)
+        tls = try root["tls"].ifPresent.map { (json) throws(ServiceConfigurationError) in
+            try ServiceTLSFiles(json, folder: folder)
         }
-        (host, port) = try Self.listenAddress(try reader.string(object["listen"], "listen"), plainHTTP: tls == nil)
-        keys = try reader.array(object["keys"], "keys").enumerated().map {
-            (index, value) throws(ServiceConfigurationError) in
-            try ServiceKeySource(json: value, path: "keys[\(index)]", reader: reader)
+        (host, port) = try Self.listenAddress(try root["listen"].string(), plainHTTP: tls == nil)
+        keys = try root["keys"].elements().map { (json) throws(ServiceConfigurationError) in
+            try ServiceKeySource(json, folder: folder)
         }
-        guard !keys.isEmpty else { throw .init(path: "keys", problem: "at least one key is needed") }
-        clients = try reader.array(object["clients"], "clients").enumerated().map {
-            (index, value) throws(ServiceConfigurationError) in
-            try ServiceClient(json: value, path: "clients[\(index)]", reader: reader)
+        guard !keys.isEmpty else { throw root["keys"].fail("at least one key is needed") }
+        clients = try root["clients"].elements().map { (json) throws(ServiceConfigurationError) in
+            try ServiceClient(json)
         }
-        guard !clients.isEmpty else { throw .init(path: "clients", problem: "at least one client is needed") }
+        guard !clients.isEmpty else { throw root["clients"].fail("at least one client is needed") }
         var names = Set<String>()
         for (index, client) in clients.enumerated() where !names.insert(client.name).inserted {
-            throw .init(path: "clients[\(index)].name", problem: "\(EchoedText.abbreviated(client.name)) is used twice")
+            throw root["clients"][index]["name"].fail("\(EchoedText.abbreviated(client.name)) is used twice")
         }
         upstream = [:]
-        if let value = object["upstream"] {
-            for member in try reader.object(value, "upstream").members {
-                let path = "upstream.\(EchoedText.abbreviated(member.key))"
-                let chain = try reader.chain(.string(member.key), path)
-                upstream[chain] = try reader.httpURL(member.value, path)
-            }
+        for member in try root["upstream"].ifPresent?.members() ?? [] {
+            let chain = try ConfigurationReader(.string(member.key), at: member.value.path).servedChain()
+            upstream[chain] = try member.value.httpURL()
         }
-        if let value = object["chainId"] {
-            defaultChain = try reader.chain(value, "chainId")
+        if let chain = root["chainId"].ifPresent {
+            defaultChain = try chain.servedChain()
         } else {
             defaultChain = upstream.count == 1 ? upstream.keys.first : nil
         }
-        policyFile = try object["policyFile"].map { (value) throws(ServiceConfigurationError) in
-            try reader.path(value, "policyFile")
-        }
-        enablesEthSign =
-            try object["enableEthSign"].map { (value) throws(ServiceConfigurationError) in
-                try reader.bool(value, "enableEthSign")
-            } ?? false
-        auditLog = try object["auditLog"].map { (value) throws(ServiceConfigurationError) in
-            try reader.path(value, "auditLog")
-        }
-        switch (object["journal"], object["store"]) {
-        case (_?, _?): throw .init(path: "journal", problem: "give either journal or store, not both")
-        case (nil, let store?): self.store = try ServiceStore(json: store, reader: reader)
-        case (let journal, nil): store = .sqlite(try reader.path(journal ?? .string("journal.sqlite"), "journal"))
+        policyFile = try root["policyFile"].ifPresent?.filePath(relativeTo: folder)
+        enablesEthSign = try root["enableEthSign"].ifPresent?.bool() ?? false
+        auditLog = try root["auditLog"].ifPresent?.filePath(relativeTo: folder)
+        if let store = root["store"].ifPresent {
+            guard root["journal"].ifPresent == nil else {
+                throw root["journal"].fail("give either journal or store, not both")
+            }
+            self.store = try ServiceStore(store, folder: folder)
+        } else {
+            let journal = root["journal"].ifPresent ?? ConfigurationReader(.string("journal.sqlite"), at: "journal")
+            store = .sqlite(try journal.filePath(relativeTo: folder))
         }
         limits =
-            try object["limits"].map { (value) throws(ServiceConfigurationError) in
-                try ServiceLimits(json: value, reader: reader)
+            try root["limits"].ifPresent.map { (json) throws(ServiceConfigurationError) in
+                try ServiceLimits(json)
             } ?? ServiceLimits()
     }
 
@@ -159,38 +148,33 @@ public enum ServiceKeySource: Sendable, Equatable {
     /// `{"pkcs11": {"module": P, "tokenLabel": L, "keyLabel": K, "pinFile": P}}`: a key on a PKCS#11 token.
     case pkcs11(module: String, tokenLabel: String, keyLabel: String, pinFile: String)
 
-    init(json: JSONValue, path: String, reader: ConfigurationReader) throws(ServiceConfigurationError) {
-        let object = try reader.object(json, path)
-        if let key = object["keyFile"] {
-            try reader.onlyMembers(object, ["keyFile"], path)
-            self = .keyFile(try reader.path(key, path + ".keyFile"))
-        } else if let keystore = object["keystore"] {
-            try reader.onlyMembers(object, ["keystore", "passwordFile"], path)
+    init(_ json: ConfigurationReader, folder: String) throws(ServiceConfigurationError) {
+        let object = try json.object()
+        if object["keyFile"] != nil {
+            try json.object(allowing: ["keyFile"])
+            self = .keyFile(try json["keyFile"].filePath(relativeTo: folder))
+        } else if object["keystore"] != nil {
+            try json.object(allowing: ["keystore", "passwordFile"])
             self = .keystore(
-                try reader.path(keystore, path + ".keystore"),
-                passwordFile: try reader.path(object["passwordFile"], path + ".passwordFile"))
-        } else if let mnemonic = object["mnemonicFile"] {
-            try reader.onlyMembers(object, ["mnemonicFile", "passphraseFile", "path"], path)
+                try json["keystore"].filePath(relativeTo: folder),
+                passwordFile: try json["passwordFile"].filePath(relativeTo: folder))
+        } else if object["mnemonicFile"] != nil {
+            try json.object(allowing: ["mnemonicFile", "passphraseFile", "path"])
             self = .mnemonic(
-                try reader.path(mnemonic, path + ".mnemonicFile"),
-                passphraseFile: try object["passphraseFile"].map { (value) throws(ServiceConfigurationError) in
-                    try reader.path(value, path + ".passphraseFile")
-                },
-                path: try object["path"].map { (value) throws(ServiceConfigurationError) in
-                    try reader.string(value, path + ".path")
-                } ?? "m/44'/60'/0'/0/0")
-        } else if let token = object["pkcs11"] {
-            try reader.onlyMembers(object, ["pkcs11"], path)
-            let inner = try reader.object(token, path + ".pkcs11")
-            let prefix = path + ".pkcs11"
-            try reader.onlyMembers(inner, ["module", "tokenLabel", "keyLabel", "pinFile"], prefix)
+                try json["mnemonicFile"].filePath(relativeTo: folder),
+                passphraseFile: try json["passphraseFile"].ifPresent?.filePath(relativeTo: folder),
+                path: try json["path"].ifPresent?.string() ?? "m/44'/60'/0'/0/0")
+        } else if object["pkcs11"] != nil {
+            try json.object(allowing: ["pkcs11"])
+            let token = json["pkcs11"]
+            try token.object(allowing: ["module", "tokenLabel", "keyLabel", "pinFile"])
             self = .pkcs11(
-                module: try reader.path(inner["module"], prefix + ".module"),
-                tokenLabel: try reader.string(inner["tokenLabel"], prefix + ".tokenLabel"),
-                keyLabel: try reader.string(inner["keyLabel"], prefix + ".keyLabel"),
-                pinFile: try reader.path(inner["pinFile"], prefix + ".pinFile"))
+                module: try token["module"].filePath(relativeTo: folder),
+                tokenLabel: try token["tokenLabel"].string(),
+                keyLabel: try token["keyLabel"].string(),
+                pinFile: try token["pinFile"].filePath(relativeTo: folder))
         } else {
-            throw .init(path: path, problem: "expected one of keyFile, keystore, mnemonicFile or pkcs11")
+            throw json.fail("expected one of keyFile, keystore, mnemonicFile or pkcs11")
         }
     }
 }
@@ -208,36 +192,23 @@ public struct ServiceClient: Sendable, Equatable {
     /// The chains it may use (`chains`; `nil`: all).
     public var chains: Set<ChainID>?
 
-    init(json: JSONValue, path: String, reader: ConfigurationReader) throws(ServiceConfigurationError) {
-        let object = try reader.object(json, path)
-        try reader.onlyMembers(object, ["name", "tokenSha256", "accounts", "methods", "chains"], path)
-        name = try reader.string(object["name"], path + ".name")
-        guard !name.isEmpty else { throw .init(path: path + ".name", problem: "empty") }
-        let hash = try reader.string(object["tokenSha256"], path + ".tokenSha256")
+    init(_ json: ConfigurationReader) throws(ServiceConfigurationError) {
+        try json.object(allowing: ["name", "tokenSha256", "accounts", "methods", "chains"])
+        name = try json["name"].string()
+        guard !name.isEmpty else { throw json["name"].fail("empty") }
+        let hash = try json["tokenSha256"].string()
         guard let bytes = try? Hex.decode(hash.hasPrefix("0x") ? hash : "0x" + hash, count: 32) else {
-            throw .init(path: path + ".tokenSha256", problem: "expected the 64 hex digits of a SHA-256 digest")
+            throw json["tokenSha256"].fail("expected the 64 hex digits of a SHA-256 digest")
         }
         tokenSHA256 = bytes
-        accounts = try object["accounts"].map { (value) throws(ServiceConfigurationError) in
-            Set(
-                try reader.array(value, path + ".accounts").enumerated().map {
-                    (index, item) throws(ServiceConfigurationError) in
-                    try reader.address(item, "\(path).accounts[\(index)]")
-                })
+        accounts = try json["accounts"].ifPresent.map { (list) throws(ServiceConfigurationError) in
+            Set(try list.elements().map { (item) throws(ServiceConfigurationError) in try item.address() })
         }
-        methods = try object["methods"].map { (value) throws(ServiceConfigurationError) in
-            Set(
-                try reader.array(value, path + ".methods").enumerated().map {
-                    (index, item) throws(ServiceConfigurationError) in
-                    try reader.string(item, "\(path).methods[\(index)]")
-                })
+        methods = try json["methods"].ifPresent.map { (list) throws(ServiceConfigurationError) in
+            Set(try list.elements().map { (item) throws(ServiceConfigurationError) in try item.string() })
         }
-        chains = try object["chains"].map { (value) throws(ServiceConfigurationError) in
-            Set(
-                try reader.array(value, path + ".chains").enumerated().map {
-                    (index, item) throws(ServiceConfigurationError) in
-                    try reader.chain(item, "\(path).chains[\(index)]")
-                })
+        chains = try json["chains"].ifPresent.map { (list) throws(ServiceConfigurationError) in
+            Set(try list.elements().map { (item) throws(ServiceConfigurationError) in try item.servedChain() })
         }
     }
 }
@@ -249,11 +220,10 @@ public struct ServiceTLSFiles: Sendable, Equatable {
     /// The private key (`keyFile`), unencrypted PEM; a secret file (mode 0600 or stricter).
     public var keyFile: String
 
-    init(json: JSONValue, reader: ConfigurationReader) throws(ServiceConfigurationError) {
-        let object = try reader.object(json, "tls")
-        try reader.onlyMembers(object, ["certificateFile", "keyFile"], "tls")
-        certificateFile = try reader.path(object["certificateFile"], "tls.certificateFile")
-        keyFile = try reader.path(object["keyFile"], "tls.keyFile")
+    init(_ json: ConfigurationReader, folder: String) throws(ServiceConfigurationError) {
+        try json.object(allowing: ["certificateFile", "keyFile"])
+        certificateFile = try json["certificateFile"].filePath(relativeTo: folder)
+        keyFile = try json["keyFile"].filePath(relativeTo: folder)
     }
 }
 
@@ -282,36 +252,24 @@ public struct ServiceLimits: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    init(json: JSONValue, reader: ConfigurationReader) throws(ServiceConfigurationError) {
-        let object = try reader.object(json, "limits")
-        try reader.onlyMembers(
-            object,
-            [
-                "maxBodyBytes", "maxConcurrentRequests", "maxConnections", "requestTimeoutMs", "maxBatchSize",
-                "idempotencyLeaseMs",
-            ], "limits")
-        if let value = object["maxBodyBytes"] {
-            maxBodyBytes = try reader.integer(value, "limits.maxBodyBytes", in: 256...(64 << 20))
+    init(_ json: ConfigurationReader) throws(ServiceConfigurationError) {
+        try json.object(allowing: [
+            "maxBodyBytes", "maxConcurrentRequests", "maxConnections", "requestTimeoutMs", "maxBatchSize",
+            "idempotencyLeaseMs",
+        ])
+        if let value = json["maxBodyBytes"].ifPresent { maxBodyBytes = try value.integer(in: 256...(64 << 20)) }
+        if let value = json["maxConcurrentRequests"].ifPresent {
+            maxConcurrentRequests = try value.integer(in: 1...4096)
         }
-        if let value = object["maxConcurrentRequests"] {
-            maxConcurrentRequests = try reader.integer(value, "limits.maxConcurrentRequests", in: 1...4096)
+        if let value = json["maxConnections"].ifPresent { maxConnections = try value.integer(in: 1...10_000) }
+        if let value = json["requestTimeoutMs"].ifPresent {
+            requestTimeout = .milliseconds(try value.integer(in: 1...600_000))
         }
-        if let value = object["maxConnections"] {
-            maxConnections = try reader.integer(value, "limits.maxConnections", in: 1...10_000)
-        }
-        if let value = object["requestTimeoutMs"] {
-            requestTimeout = .milliseconds(try reader.integer(value, "limits.requestTimeoutMs", in: 1...600_000))
-        }
-        if let value = object["maxBatchSize"] {
-            maxBatchSize = try reader.integer(value, "limits.maxBatchSize", in: 1...10_000)
-        }
-        if let value = object["idempotencyLeaseMs"] {
-            let lease = Duration.milliseconds(
-                try reader.integer(value, "limits.idempotencyLeaseMs", in: 1...86_400_000))
+        if let value = json["maxBatchSize"].ifPresent { maxBatchSize = try value.integer(in: 1...10_000) }
+        if let value = json["idempotencyLeaseMs"].ifPresent {
+            let lease = Duration.milliseconds(try value.integer(in: 1...86_400_000))
             guard lease >= requestTimeout * 2 else {
-                throw .init(
-                    path: "limits.idempotencyLeaseMs",
-                    problem: "must be at least two request timeouts (a claim must outlive its request)")
+                throw value.fail("must be at least two request timeouts (a claim must outlive its request)")
             }
             idempotencyLease = lease
         }

@@ -14,13 +14,12 @@ public enum ServiceStore: Sendable, Equatable {
     /// A PostgreSQL database.
     case postgres(ServicePostgresStore)
 
-    init(json: JSONValue, reader: ConfigurationReader) throws(ServiceConfigurationError) {
-        let object = try reader.object(json, "store")
-        try reader.onlyMembers(object, ["sqlite", "postgres"], "store")
-        switch (object["sqlite"], object["postgres"]) {
-        case (let file?, nil): self = .sqlite(try reader.path(file, "store.sqlite"))
-        case (nil, let server?): self = .postgres(try ServicePostgresStore(json: server, reader: reader))
-        default: throw .init(path: "store", problem: "expected exactly one of sqlite or postgres")
+    init(_ json: ConfigurationReader, folder: String) throws(ServiceConfigurationError) {
+        try json.object(allowing: ["sqlite", "postgres"])
+        switch (json["sqlite"].ifPresent, json["postgres"].ifPresent) {
+        case (let file?, nil): self = .sqlite(try file.filePath(relativeTo: folder))
+        case (nil, let server?): self = .postgres(try ServicePostgresStore(server, folder: folder))
+        default: throw json.fail("expected exactly one of sqlite or postgres")
         }
     }
 }
@@ -49,47 +48,32 @@ public struct ServicePostgresStore: Sendable, Equatable {
     /// The `sslMode` values libpq accepts.
     public static let sslModes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
 
-    init(json: JSONValue, reader: ConfigurationReader) throws(ServiceConfigurationError) {
-        let path = "store.postgres"
-        let object = try reader.object(json, path)
-        try reader.onlyMembers(
-            object, ["host", "port", "database", "user", "passwordFile", "sslMode", "timeoutMs", "poolSize"], path)
-        host = try reader.string(object["host"], path + ".host")
-        guard !host.isEmpty else { throw .init(path: path + ".host", problem: "empty") }
-        port =
-            try object["port"].map { (value) throws(ServiceConfigurationError) in
-                UInt16(try reader.integer(value, path + ".port", in: 1...65_535))
-            } ?? 5432
-        database = try reader.string(object["database"], path + ".database")
-        user = try reader.string(object["user"], path + ".user")
+    init(_ json: ConfigurationReader, folder: String) throws(ServiceConfigurationError) {
+        try json.object(allowing: [
+            "host", "port", "database", "user", "passwordFile", "sslMode", "timeoutMs", "poolSize",
+        ])
+        host = try json["host"].string()
+        guard !host.isEmpty else { throw json["host"].fail("empty") }
+        port = UInt16(try json["port"].ifPresent?.integer(in: 1...65_535) ?? 5432)
+        database = try json["database"].string()
+        user = try json["user"].string()
         for (name, value) in [("database", database), ("user", user)] where value.isEmpty {
-            throw .init(path: "\(path).\(name)", problem: "empty")
+            throw json[name].fail("empty")
         }
-        passwordFile = try reader.path(object["passwordFile"], path + ".passwordFile")
-        sslMode =
-            try object["sslMode"].map { (value) throws(ServiceConfigurationError) in
-                try reader.string(value, path + ".sslMode")
-            } ?? "verify-full"
+        passwordFile = try json["passwordFile"].filePath(relativeTo: folder)
+        sslMode = try json["sslMode"].ifPresent?.string() ?? "verify-full"
         guard Self.sslModes.contains(sslMode) else {
-            throw .init(
-                path: path + ".sslMode",
-                problem: "\(EchoedText.abbreviated(sslMode).debugDescription) is not one of "
+            throw json["sslMode"].fail(
+                "\(EchoedText.abbreviated(sslMode).debugDescription) is not one of "
                     + Self.sslModes.joined(separator: ", "))
         }
         let local = host.hasPrefix("/") || host == "localhost" || host.hasPrefix("127.") || host == "::1"
         guard local || !["disable", "allow", "prefer"].contains(sslMode) else {
-            throw .init(
-                path: path + ".sslMode",
-                problem: "\(sslMode) may send the password unencrypted; a server that is not on loopback needs "
+            throw json["sslMode"].fail(
+                "\(sslMode) may send the password unencrypted; a server that is not on loopback needs "
                     + "require, verify-ca or verify-full")
         }
-        timeout = .milliseconds(
-            try object["timeoutMs"].map { (value) throws(ServiceConfigurationError) in
-                try reader.integer(value, path + ".timeoutMs", in: 100...600_000)
-            } ?? 5_000)
-        poolSize =
-            try object["poolSize"].map { (value) throws(ServiceConfigurationError) in
-                try reader.integer(value, path + ".poolSize", in: 1...256)
-            } ?? 4
+        timeout = .milliseconds(try json["timeoutMs"].ifPresent?.integer(in: 100...600_000) ?? 5_000)
+        poolSize = try json["poolSize"].ifPresent?.integer(in: 1...256) ?? 4
     }
 }

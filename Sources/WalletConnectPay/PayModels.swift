@@ -622,61 +622,48 @@ public struct CollectedData: Sendable, Equatable {
     }
 }
 
-/// Strict readers for Pay JSON; every mismatch is ``PayError/invalidResponse(_:)`` naming the field.
+extension PayError: LocatedJSONError {
+    /// A Pay answer's field that is not what the endpoint returns: ``invalidResponse(_:)`` naming it.
+    public init(path: String, problem: String) {
+        self = .invalidResponse(path.isEmpty ? problem : "\(path): \(problem)")
+    }
+}
+
+/// Strict reads of Pay JSON through ``JSONReader``; every mismatch is ``PayError/invalidResponse(_:)`` naming the
+/// field.
 enum PayJSON {
+    typealias Reader = JSONReader<PayError>
+
     static func object(_ value: JSONValue?, _ path: String) throws(PayError) -> JSONObject {
-        guard let value else { throw .invalidResponse("\(path): missing") }
-        guard case .object(let object) = value else {
-            throw .invalidResponse("\(path): expected an object, got \(value.kindName)")
-        }
-        return object
+        try Reader(value, at: path).object()
     }
 
     static func string(_ value: JSONValue?, _ path: String) throws(PayError) -> String {
-        guard let value else { throw .invalidResponse("\(path): missing") }
-        guard case .string(let text) = value else {
-            throw .invalidResponse("\(path): expected a string, got \(value.kindName)")
-        }
-        return text
+        try Reader(value, at: path).string()
     }
 
     static func optionalString(_ value: JSONValue?, _ path: String) throws(PayError) -> String? {
-        guard let value, value != .null else { return nil }
-        return try string(value, path)
+        try Reader(value, at: path).ifNotNull?.string()
     }
 
     static func bool(_ value: JSONValue?, _ path: String) throws(PayError) -> Bool {
-        guard let value else { throw .invalidResponse("\(path): missing") }
-        guard case .bool(let flag) = value else {
-            throw .invalidResponse("\(path): expected a boolean, got \(value.kindName)")
-        }
-        return flag
+        try Reader(value, at: path).bool()
     }
 
     static func integer(_ value: JSONValue?, _ path: String) throws(PayError) -> Int64 {
-        guard let value else { throw .invalidResponse("\(path): missing") }
-        guard case .number(let text) = value, let number = Int64(text) else {
-            throw .invalidResponse("\(path): expected an integer, got \(value.serialized.prefix(40))")
-        }
-        return number
+        Int64(try Reader(value, at: path).integer())
     }
 
     static func optionalInteger(_ value: JSONValue?, _ path: String) throws(PayError) -> Int64? {
-        guard let value, value != .null else { return nil }
-        return try integer(value, path)
+        try Reader(value, at: path).ifNotNull.map { (json) throws(PayError) in Int64(try json.integer()) }
     }
 
     static func array(_ value: JSONValue?, _ path: String) throws(PayError) -> [JSONValue] {
-        guard let value else { throw .invalidResponse("\(path): missing") }
-        guard case .array(let elements) = value else {
-            throw .invalidResponse("\(path): expected an array, got \(value.kindName)")
-        }
-        return elements
+        try Reader(value, at: path).elements().compactMap(\.value)
     }
 
     static func optionalArray(_ value: JSONValue?, _ path: String) throws(PayError) -> [JSONValue] {
-        guard let value, value != .null else { return [] }
-        return try array(value, path)
+        try Reader(value, at: path).ifNotNull?.elements().compactMap(\.value) ?? []
     }
 
     static func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }

@@ -8,183 +8,144 @@ extension ClearSigningDescriptor {
     ///   deployments that are not `{chainId, address}`, an unknown display format, a contract format key
     ///   that is not a signature of static ABI types, an unresolved `$ref`).
     public init(jsonText: String) throws(ClearSigningError) {
-        let root: JSONValue
-        do { root = try JSONValue(parsing: jsonText) } catch { throw .init(path: "", problem: "\(error)") }
-        guard case .object(let object) = root else { throw .init(path: "", problem: "expected an object") }
-        guard case .object(let context)? = object["context"] else {
-            throw .init(path: "context", problem: "expected an object")
-        }
+        let root = try Reader(parsing: jsonText)
+        try root.object()
+        let context = root["context"]
+        let contextObject = try context.object()
         let isContract: Bool
-        if let eip712 = context["eip712"] {
-            guard context["contract"] == nil else {
-                throw .init(path: "context", problem: "has both eip712 and contract")
+        if contextObject["eip712"] != nil {
+            guard contextObject["contract"] == nil else { throw context.fail("has both eip712 and contract") }
+            let eip712 = context["eip712"]
+            let deployments = try Self.deployments(eip712["deployments"])
+            let domainName = try eip712["domain"].ifPresent.map { (domain) throws(ClearSigningError) in
+                try domain.object()["name"]?.stringValue
             }
-            let deployments = try Self.deployments(eip712["deployments"], path: "context.eip712.deployments")
-            var domainName: String?
-            if let domain = eip712["domain"] {
-                guard case .object = domain else {
-                    throw .init(path: "context.eip712.domain", problem: "expected an object")
-                }
-                domainName = domain["name"]?.stringValue
-            }
-            self.context = .eip712(deployments: deployments, domainName: domainName)
+            self.context = .eip712(deployments: deployments, domainName: domainName ?? nil)
             isContract = false
-        } else if let contract = context["contract"] {
-            self.context = .contract(
-                deployments: try Self.deployments(contract["deployments"], path: "context.contract.deployments"))
+        } else if contextObject["contract"] != nil {
+            self.context = .contract(deployments: try Self.deployments(context["contract"]["deployments"]))
             isContract = true
         } else {
-            throw .init(path: "context", problem: "expected an eip712 or contract context")
+            throw context.fail("expected an eip712 or contract context")
         }
-        let metadata = object["metadata"]
-        owner = metadata?["owner"]?.stringValue.map { EchoedText.abbreviated($0) }
-        let enums = metadata?["enums"]
-        let definitions = object["display"]?["definitions"]
-        guard case .object(let formatsObject)? = object["display"]?["formats"] else {
-            throw .init(path: "display.formats", problem: "expected an object")
-        }
+        owner = root["metadata"]["owner"].value?.stringValue.map { EchoedText.abbreviated($0) }
+        let enums = root["metadata"]["enums"]
+        let definitions = root["display"]["definitions"]
+        let formatsReader = root["display"]["formats"]
         var formats: [Format] = []
-        for member in formatsObject.members {
-            let path = "display.formats[\(EchoedText.abbreviated(member.key).debugDescription)]"
-            guard case .object(let format) = member.value else {
-                throw .init(path: path, problem: "expected an object")
-            }
+        for member in try formatsReader.object().members {
+            let format = Reader(
+                member.value, at: "display.formats[\(EchoedText.abbreviated(member.key).debugDescription)]")
+            try format.object()
             var function: FunctionSignature?
             if isContract {
-                do { function = try FunctionSignature(member.key) } catch {
-                    throw .init(path: path, problem: error.problem)
-                }
+                do { function = try FunctionSignature(member.key) } catch { throw format.fail(error.problem) }
             }
-            guard case .array(let fieldList)? = format["fields"] else {
-                throw .init(path: path + ".fields", problem: "expected an array")
-            }
+            guard case .array? = format["fields"].value else { throw format["fields"].fail("expected an array") }
             var fields: [Field] = []
-            try Self.collect(
-                fieldList, prefix: "", path: path + ".fields", definitions: definitions, enums: enums, into: &fields)
+            try Self.collect(format["fields"], prefix: "", definitions: definitions, enums: enums, into: &fields)
             let intent: String?
-            switch format["intent"] {
+            switch format["intent"].value {
             case .string(let text)?: intent = text
             case nil: intent = nil
             case .object(let o)?: intent = o.members.first.map { "\($0.key)" }
-            default: throw .init(path: path + ".intent", problem: "expected a string")
+            default: throw format["intent"].fail("expected a string")
             }
             formats.append(Format(key: member.key, intent: intent, fields: fields, function: function))
         }
         self.formats = formats
     }
 
-    private static func deployments(_ value: JSONValue?, path: String) throws(ClearSigningError) -> [Deployment] {
-        guard case .array(let list)? = value, !list.isEmpty else {
-            throw .init(path: path, problem: "expected a non-empty array")
+    /// A descriptor's reader.
+    typealias Reader = JSONReader<ClearSigningError>
+
+    private static func deployments(_ list: Reader) throws(ClearSigningError) -> [Deployment] {
+        guard case .array(let items)? = list.value, !items.isEmpty else {
+            throw list.fail("expected a non-empty array")
         }
-        var result: [Deployment] = []
-        for (i, entry) in list.enumerated() {
-            let at = "\(path)[\(i)]"
+        return try list.elements().map { (entry) throws(ClearSigningError) in
             let chain: UInt256
-            switch entry["chainId"] {
+            switch entry["chainId"].value {
             case .number(let t)?, .string(let t)?:
-                guard let parsed = try? UInt256(text: t) else {
-                    throw .init(path: at + ".chainId", problem: "not a chain id")
-                }
+                guard let parsed = try? UInt256(text: t) else { throw entry["chainId"].fail("not a chain id") }
                 chain = parsed
-            default: throw .init(path: at + ".chainId", problem: "expected a number")
+            default: throw entry["chainId"].fail("expected a number")
             }
-            guard let text = entry["address"]?.stringValue else {
-                throw .init(path: at + ".address", problem: "expected an address string")
-            }
-            do { result.append(Deployment(chainId: chain, address: try Address(text))) } catch {
-                throw .init(path: at + ".address", problem: "\(error)")
-            }
+            return Deployment(chainId: chain, address: try entry["address"].address())
         }
-        return result
     }
 
     private static func collect(
-        _ list: [JSONValue], prefix: String, path: String, definitions: JSONValue?, enums: JSONValue?,
-        into fields: inout [Field]
+        _ list: Reader, prefix: String, definitions: Reader, enums: Reader, into fields: inout [Field]
     ) throws(ClearSigningError) {
-        for (i, entry) in list.enumerated() {
-            let at = "\(path)[\(i)]"
-            guard case .object(var field) = entry else { throw .init(path: at, problem: "expected an object") }
+        for item in try list.elements() {
+            guard case .object(var field) = item.value else { throw item.fail("expected an object") }
             if case .string(let ref)? = field["$ref"] {
                 let name = ref.hasPrefix("$.display.definitions.") ? String(ref.dropFirst(22)) : ""
-                guard case .object(let definition)? = definitions?[name] else {
-                    throw .init(
-                        path: at + ".$ref", problem: "\(EchoedText.abbreviated(ref)) is not a display definition")
+                guard case .object(let definition)? = definitions[name].value else {
+                    throw item["$ref"].fail("\(EchoedText.abbreviated(ref)) is not a display definition")
                 }
                 for member in definition.members where field[member.key] == nil { field[member.key] = member.value }
             }
-            guard case .string(let relative)? = field["path"] else {
-                throw .init(path: at + ".path", problem: "expected a string")
-            }
+            let merged = Reader(.object(field), at: item.path)
+            guard case .string(let relative)? = field["path"] else { throw merged["path"].fail("expected a string") }
             let fullPath = prefix.isEmpty ? relative : prefix + "." + Self.stripRoot(relative)
-            if case .array(let nested)? = field["fields"] {
-                try collect(
-                    nested, prefix: fullPath, path: at + ".fields", definitions: definitions, enums: enums,
-                    into: &fields)
+            if case .array? = field["fields"] {
+                try collect(merged["fields"], prefix: fullPath, definitions: definitions, enums: enums, into: &fields)
                 continue
             }
-            guard case .string(let label)? = field["label"] else {
-                throw .init(path: at + ".label", problem: "expected a string")
-            }
+            guard case .string(let label)? = field["label"] else { throw merged["label"].fail("expected a string") }
             let formatName = field["format"]?.stringValue ?? "raw"
-            let format = try displayFormat(formatName, params: field["params"], enums: enums, path: at)
+            let format = try displayFormat(formatName, field: merged, enums: enums)
             fields.append(Field(path: fullPath, label: label, format: format))
         }
     }
 
     static func stripRoot(_ path: String) -> String { path.hasPrefix("#.") ? String(path.dropFirst(2)) : path }
 
-    private static func displayFormat(_ name: String, params: JSONValue?, enums: JSONValue?, path: String)
-        throws(ClearSigningError) -> DisplayFormat
+    private static func displayFormat(_ name: String, field: Reader, enums: Reader) throws(ClearSigningError)
+        -> DisplayFormat
     {
+        let params = field["params"]
         switch name {
         case "raw": return .raw
         case "amount": return .amount
         case "date":
-            let encoding = params?["encoding"]?.stringValue ?? "timestamp"
+            let encoding = params["encoding"].value?.stringValue ?? "timestamp"
             guard encoding == "timestamp" || encoding == "blockheight" else {
-                throw .init(path: path + ".params.encoding", problem: "expected timestamp or blockheight")
+                throw params["encoding"].fail("expected timestamp or blockheight")
             }
             return .date(blockHeight: encoding == "blockheight")
         case "duration": return .duration
         case "addressName": return .addressName
         case "tokenAmount":
-            var token: Address?
-            if let text = params?["token"]?.stringValue {
-                do { token = try Address(text) } catch {
-                    throw .init(path: path + ".params.token", problem: "\(error)")
-                }
+            let token = try params["token"].value?.stringValue.map { (_) throws(ClearSigningError) in
+                try params["token"].address()
             }
             var threshold: UInt256?
-            if let text = params?["threshold"]?.stringValue ?? params?["threshold"].flatMap(numberText) {
-                guard let parsed = try? UInt256(text: text) else {
-                    throw .init(path: path + ".params.threshold", problem: "not an integer")
-                }
+            if let text = params["threshold"].value.flatMap({ $0.stringValue ?? numberText($0) }) {
+                guard let parsed = try? UInt256(text: text) else { throw params["threshold"].fail("not an integer") }
                 threshold = parsed
             }
-            let tokenPath = params?["tokenPath"]?.stringValue
-            guard tokenPath != nil || token != nil else {
-                throw .init(path: path + ".params", problem: "tokenAmount needs tokenPath or token")
-            }
+            let tokenPath = params["tokenPath"].value?.stringValue
+            guard tokenPath != nil || token != nil else { throw params.fail("tokenAmount needs tokenPath or token") }
             return .tokenAmount(
-                tokenPath: tokenPath, token: token, threshold: threshold, message: params?["message"]?.stringValue)
+                tokenPath: tokenPath, token: token, threshold: threshold,
+                message: params["message"].value?.stringValue)
         case "enum":
-            guard let ref = params?["$ref"]?.stringValue, ref.hasPrefix("$.metadata.enums."),
-                case .object(let table)? = enums?[String(ref.dropFirst(17))]
-            else { throw .init(path: path + ".params.$ref", problem: "expected a $.metadata.enums.<name> reference") }
+            guard let ref = params["$ref"].value?.stringValue, ref.hasPrefix("$.metadata.enums."),
+                case .object(let table)? = enums[String(ref.dropFirst(17))].value
+            else { throw params["$ref"].fail("expected a $.metadata.enums.<name> reference") }
             var values: [String: String] = [:]
             for member in table.members {
                 guard let text = member.value.stringValue else {
-                    throw .init(path: "metadata.enums", problem: "enum values must be strings")
+                    throw Reader(nil, at: "metadata.enums").fail("enum values must be strings")
                 }
                 values[member.key] = text
             }
             return .enumeration(values)
         default:
-            throw .init(
-                path: path + ".format",
-                problem: "unknown display format \(EchoedText.abbreviated(name).debugDescription)")
+            throw field["format"].fail("unknown display format \(EchoedText.abbreviated(name).debugDescription)")
         }
     }
 
@@ -193,3 +154,5 @@ extension ClearSigningDescriptor {
         return nil
     }
 }
+
+extension ClearSigningError: LocatedJSONError {}

@@ -1,6 +1,7 @@
 import EthereumPrimitives
 
-/// Reads JSON-RPC result values strictly, turning every mismatch into ``NodeError/invalidResponse(method:reason:)``.
+/// Reads JSON-RPC result values strictly with ``JSONReader``, turning every mismatch into
+/// ``NodeError/invalidResponse(method:reason:)`` whose reason names the field (`blockNumber: missing`).
 package struct NodeResponseReader {
     /// The method whose result is being read (for error messages).
     package let method: String
@@ -11,15 +12,32 @@ package struct NodeResponseReader {
     /// The error for a result that is not what `method` returns.
     package func fail(_ reason: String) -> NodeError { .invalidResponse(method: method, reason: reason) }
 
+    /// What a field of a node's answer got wrong, before it becomes a ``NodeError``.
+    package struct Problem: LocatedJSONError {
+        let path: String
+        let problem: String
+
+        package init(path: String, problem: String) {
+            self.path = path
+            self.problem = problem
+        }
+    }
+
+    /// `read` applied to `value` at `field`, its failure as ``NodeError/invalidResponse(method:reason:)``.
+    private func read<T>(_ value: JSONValue?, _ field: String, _ read: (JSONReader<Problem>) throws(Problem) -> T)
+        throws(NodeError) -> T
+    {
+        do { return try read(JSONReader(value, at: field)) } catch { throw fail("\(error.path): \(error.problem)") }
+    }
+
     /// A `0x`-hex quantity string (never a JSON number, never through `Double`).
     package func quantity(_ value: JSONValue?, field: String) throws(NodeError) -> UInt256 {
-        guard let value else { throw fail("\(field) is missing") }
-        guard case .string(let text) = value else { throw fail("\(field) is a \(value.kindName), not a hex quantity") }
-        guard text.hasPrefix("0x") || text.hasPrefix("0X") else {
-            throw fail("\(field) \(EchoedText.abbreviated(text).debugDescription) is not a hex quantity")
-        }
-        do { return try UInt256(text: text) } catch {
-            throw fail("\(field) \(EchoedText.abbreviated(text).debugDescription): \(error)")
+        try read(value, field) { (json) throws(Problem) in
+            let text = try json.string()
+            guard text.hasPrefix("0x") || text.hasPrefix("0X") else {
+                throw json.fail("\(EchoedText.abbreviated(text).debugDescription) is not a hex quantity")
+            }
+            return try json.uint256()
         }
     }
 
@@ -31,18 +49,14 @@ package struct NodeResponseReader {
 
     /// 32 bytes of `0x`-hex.
     package func bytes32(_ value: JSONValue?, field: String) throws(NodeError) -> Bytes32 {
-        guard let value else { throw fail("\(field) is missing") }
-        guard case .string(let text) = value else { throw fail("\(field) is a \(value.kindName), not 32 hex bytes") }
-        do { return try Bytes32(hex: text) } catch {
-            throw fail("\(field) \(EchoedText.abbreviated(text).debugDescription): \(error)")
+        try read(value, field) { (json) throws(Problem) in
+            try json.string { (text) throws(HexError) in try Bytes32(hex: text) }
         }
     }
 
     /// A 20-byte address.
     package func address(_ value: JSONValue?, field: String) throws(NodeError) -> Address {
-        guard let value else { throw fail("\(field) is missing") }
-        guard case .string(let text) = value else { throw fail("\(field) is a \(value.kindName), not an address") }
-        do { return try Address(text) } catch { throw fail("\(field): \(error)") }
+        try read(value, field) { (json) throws(Problem) in try json.address() }
     }
 
     /// An address that may be absent or `null`.
@@ -53,10 +67,7 @@ package struct NodeResponseReader {
 
     /// An object, or `nil` for `null`.
     package func optionalObject(_ value: JSONValue, field: String) throws(NodeError) -> JSONObject? {
-        switch value {
-        case .null: return nil
-        case .object(let object): return object
-        default: throw fail("\(field) is a \(value.kindName), not an object or null")
-        }
+        guard value != .null else { return nil }
+        return try read(value, field) { (json) throws(Problem) in try json.object() }
     }
 }

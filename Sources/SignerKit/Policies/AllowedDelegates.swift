@@ -54,44 +54,16 @@ public struct AllowedDelegates: ActionPolicy {
 extension AllowedDelegates {
     /// The policy of a policy file's `allowedDelegates` member: an array of addresses, or
     /// `{"delegates":[addresses],"allowAnyChain":true|false}`.
-    init(policyFileValue value: JSONValue) throws(PolicyFileError) {
-        let path = "allowedDelegates"
-        let list: JSONValue
-        var anyChain = false
-        switch value {
-        case .array: list = value
-        case .object(let options):
-            if let unknown = options.keys.first(where: { $0 != "delegates" && $0 != "allowAnyChain" }) {
-                throw .init(path: "\(path).\(EchoedText.abbreviated(unknown))", problem: "unknown member")
-            }
-            guard let delegates = options["delegates"] else {
-                throw .init(path: "\(path).delegates", problem: "missing")
-            }
-            list = delegates
-            if let flag = options["allowAnyChain"] {
-                guard case .bool(let allow) = flag else {
-                    throw .init(path: "\(path).allowAnyChain", problem: "expected true or false")
-                }
-                anyChain = allow
-            }
-        default:
-            throw .init(
-                path: path, problem: "expected an array of addresses or {\"delegates\":[…],\"allowAnyChain\":…}")
+    init(policyFile json: PolicyFile.Reader) throws(PolicyFileError) {
+        switch json.value {
+        case .array?: self.init(try PolicyFile.addresses(json), allowingAnyChain: false)
+        case .object?:
+            try json.object(allowing: ["delegates", "allowAnyChain"])
+            self.init(
+                try PolicyFile.addresses(json["delegates"]),
+                allowingAnyChain: try json["allowAnyChain"].ifPresent?.bool() ?? false)
+        default: throw json.fail("expected an array of addresses or {\"delegates\":[…],\"allowAnyChain\":…}")
         }
-        let listPath = value.objectValue == nil ? path : "\(path).delegates"
-        guard case .array(let items) = list else {
-            throw .init(path: listPath, problem: "expected an array of address strings")
-        }
-        var delegates: Set<Address> = []
-        for (i, item) in items.enumerated() {
-            guard case .string(let text) = item else {
-                throw .init(path: "\(listPath)[\(i)]", problem: "expected an address string")
-            }
-            do { delegates.insert(try Address(text)) } catch {
-                throw .init(path: "\(listPath)[\(i)]", problem: "\(error)")
-            }
-        }
-        self.init(delegates, allowingAnyChain: anyChain)
     }
 }
 

@@ -24,11 +24,17 @@ public struct KnownToken: Sendable, Hashable {
 }
 
 /// Why a token registry file was refused.
-public struct TokenRegistryError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct TokenRegistryError: LocatedJSONError, Sendable, Equatable, CustomStringConvertible {
     /// Where (`[2].address`).
     public let path: String
     /// What is wrong.
     public let problem: String
+
+    /// An error at `path`.
+    public init(path: String, problem: String) {
+        self.path = path
+        self.problem = problem
+    }
 
     /// `token registry [2].address: …`.
     public var description: String { "token registry \(path.isEmpty ? "" : path + ": ")\(problem)" }
@@ -72,35 +78,27 @@ public struct TokenRegistry: Sendable {
 
     /// This registry with the tokens of a JSON array added (entries for a known chain and address replace it).
     public func adding(jsonText: String) throws(TokenRegistryError) -> TokenRegistry {
-        let value: JSONValue
-        do { value = try JSONValue(parsing: jsonText) } catch { throw .init(path: "", problem: "\(error)") }
-        guard case .array(let entries) = value else { throw .init(path: "", problem: "expected a JSON array") }
+        let root = try JSONReader<TokenRegistryError>(parsing: jsonText)
+        guard case .array? = root.value else { throw root.fail("expected a JSON array") }
         var copy = self
-        for (i, entry) in entries.enumerated() {
-            let path = "[\(i)]"
-            guard case .object(let object) = entry else { throw .init(path: path, problem: "expected an object") }
+        for entry in try root.elements() {
+            try entry.object()
             let chainId: UInt64
-            switch object["chainId"] {
+            switch entry["chainId"].value {
             case .number(let text)?, .string(let text)?:
                 guard let id = (try? UInt256(text: text))?.uint64 else {
-                    throw .init(path: path + ".chainId", problem: "\(EchoedText.abbreviated(text)) is not a chain id")
+                    throw entry["chainId"].fail("\(EchoedText.abbreviated(text)) is not a chain id")
                 }
                 chainId = id
-            default: throw .init(path: path + ".chainId", problem: "expected a number")
+            default: throw entry["chainId"].fail("expected a number")
             }
-            guard case .string(let addressText)? = object["address"] else {
-                throw .init(path: path + ".address", problem: "expected an address string")
-            }
-            let address: Address
-            do { address = try Address(addressText) } catch {
-                throw .init(path: path + ".address", problem: "\(error)")
-            }
-            guard case .string(let symbol)? = object["symbol"], !symbol.isEmpty, symbol.count <= 16,
+            let address = try entry["address"].address()
+            guard case .string(let symbol)? = entry["symbol"].value, !symbol.isEmpty, symbol.count <= 16,
                 symbol.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f })
-            else { throw .init(path: path + ".symbol", problem: "expected 1 to 16 printable ASCII characters") }
-            guard case .number(let decimalsText)? = object["decimals"], let decimals = Int(decimalsText),
+            else { throw entry["symbol"].fail("expected 1 to 16 printable ASCII characters") }
+            guard case .number(let decimalsText)? = entry["decimals"].value, let decimals = Int(decimalsText),
                 (0...77).contains(decimals)
-            else { throw .init(path: path + ".decimals", problem: "expected an integer from 0 to 77") }
+            else { throw entry["decimals"].fail("expected an integer from 0 to 77") }
             let token = KnownToken(chainId: chainId, address: address, symbol: symbol, decimals: decimals)
             copy.tokens[Key(chain: chainId, address: address)] = token
         }

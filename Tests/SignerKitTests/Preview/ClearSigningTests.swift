@@ -120,7 +120,7 @@ struct ClearSigningTests {
     @Test("malformed descriptors are refused with the path")
     func malformed() {
         let cases: [(String, String)] = [
-            ("[]", "descriptor expected an object"),
+            ("[]", "descriptor expected an object, got array"),
             (#"{"context":{}}"#, "descriptor context: expected an eip712 or contract context"),
             (
                 #"{"context":{"contract":{"deployments":[]}},"display":{"formats":{}}}"#,
