@@ -5,13 +5,6 @@ import SignerKit
 /// The money-safety flags of `sign --actions` and `pay`: fee and gas caps (with defaults), the transaction
 /// journal, and the idempotency key.
 enum TransactionSafetyOptions {
-    /// 1,000 gwei: the default cap on the fee per gas.
-    static let defaultMaxFeePerGas = UInt256(1_000_000_000_000)
-    /// 0.1 ETH: the default cap on gas limit × fee per gas.
-    static let defaultMaxTotalFee = UInt256(100_000_000_000_000_000)
-    /// The default cap on the gas limit.
-    static let defaultGasCap = UInt256(30_000_000)
-
     /// Every flag (`sign --actions`).
     static let flags: [FlagSpec] =
         capAndJournalFlags + [
@@ -52,10 +45,9 @@ enum TransactionSafetyOptions {
         let maxFee = try wei(options.value("--max-fee-per-gas-cap"), flag: "--max-fee-per-gas-cap")
         let maxTotal = try wei(options.value("--max-total-fee-cap"), flag: "--max-total-fee-cap")
         let gas = try wei(options.value("--gas-cap"), flag: "--gas-cap")
-        return [
-            FeeCap(maxFeePerGas: maxFee ?? defaultMaxFeePerGas, maxTotalFee: maxTotal ?? defaultMaxTotalFee),
-            GasLimitCap(maximumGas: gas ?? defaultGasCap),
-        ]
+        return DefaultTransactionCaps.applied(
+            to: [FeeCap(maxFeePerGas: maxFee, maxTotalFee: maxTotal)]
+                + (gas.map { [GasLimitCap(maximumGas: $0)] } ?? []))
     }
 
     /// The idempotency key, if given (at most 200 characters).

@@ -42,11 +42,39 @@ public struct ServiceConfiguration: Sendable {
     /// default `{"sqlite": "journal.sqlite"}`, and `"journal": P` means `{"sqlite": P}`): every transaction is
     /// recorded there before it is broadcast.
     public var store: ServiceStore
+    /// The read-only methods passed to the upstream node as they are (`passThrough`; default
+    /// ``defaultPassThrough``), matched exactly. Names that sign, send or touch accounts are refused even
+    /// here (see ``refusedPassThrough(_:)``): a node with unlocked accounts must never sign for a token holder.
+    public var passThrough: Set<String>
+
+    /// The methods passed through by default: reads of chain state a wallet needs around signing.
+    public static let defaultPassThrough: Set<String> = [
+        "eth_blockNumber", "eth_call", "eth_estimateGas", "eth_feeHistory", "eth_gasPrice", "eth_getBalance",
+        "eth_getBlockByHash", "eth_getBlockByNumber", "eth_getCode", "eth_getLogs", "eth_getStorageAt",
+        "eth_getTransactionByHash", "eth_getTransactionCount", "eth_getTransactionReceipt",
+        "eth_maxPriorityFeePerGas", "eth_syncing", "net_version", "web3_clientVersion",
+    ]
+
+    /// Why `name` may not be passed through (`nil` when it may): only `eth_`, `net_` and `web3_` names of
+    /// letters, digits and `_`, and none that signs (`eth_sign…`), sends (`eth_send…`) or names an account
+    /// (`…ccount…`, as in `eth_accounts`, `personal_unlockAccount`).
+    public static func refusedPassThrough(_ name: String) -> String? {
+        guard ["eth_", "net_", "web3_"].contains(where: name.hasPrefix),
+            name.utf8.allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) || $0 == 0x5f
+            })
+        else { return "\(EchoedText.abbreviated(name).debugDescription) is not an eth_, net_ or web3_ method name" }
+        let lowered = name.lowercased()
+        guard !lowered.hasPrefix("eth_sign"), !lowered.hasPrefix("eth_send"), !lowered.contains("ccount") else {
+            return "\(name) signs, sends or touches accounts: the service never passes it through"
+        }
+        return nil
+    }
 
     /// The members a configuration may have.
     public static let members = [
         "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits", "auditLog",
-        "journal", "tls", "store",
+        "journal", "tls", "store", "passThrough",
     ]
 
     /// Reads the configuration at `path`.
@@ -79,10 +107,7 @@ public struct ServiceConfiguration: Sendable {
             try ServiceClient(json)
         }
         guard !clients.isEmpty else { throw root["clients"].fail("at least one client is needed") }
-        var names = Set<String>()
-        for (index, client) in clients.enumerated() where !names.insert(client.name).inserted {
-            throw root["clients"][index]["name"].fail("\(EchoedText.abbreviated(client.name)) is used twice")
-        }
+        try ServiceClient.requireDistinct(clients)
         upstream = [:]
         for member in try root["upstream"].ifPresent?.members() ?? [] {
             let chain = try ConfigurationReader(.string(member.key), at: member.value.path).servedChain()
@@ -104,6 +129,15 @@ public struct ServiceConfiguration: Sendable {
         } else {
             let journal = root["journal"].ifPresent ?? ConfigurationReader(.string("journal.sqlite"), at: "journal")
             store = .sqlite(try journal.filePath(relativeTo: folder))
+        }
+        passThrough = Self.defaultPassThrough
+        if let list = root["passThrough"].ifPresent {
+            passThrough = Set(
+                try list.elements().map { (item) throws(ServiceConfigurationError) in
+                    let name = try item.string()
+                    if let refusal = Self.refusedPassThrough(name) { throw item.fail(refusal) }
+                    return name
+                })
         }
         limits =
             try root["limits"].ifPresent.map { (json) throws(ServiceConfigurationError) in
@@ -209,6 +243,24 @@ public struct ServiceClient: Sendable, Equatable {
         }
         chains = try json["chains"].ifPresent.map { (list) throws(ServiceConfigurationError) in
             Set(try list.elements().map { (item) throws(ServiceConfigurationError) in try item.servedChain() })
+        }
+    }
+}
+
+extension ServiceClient {
+    /// Refuses two clients with one name or one token (`clients[2].tokenSha256: the same token as clients[0]`):
+    /// a token must mean one client, or it would act as whichever is found first and the other would get 401.
+    static func requireDistinct(_ clients: [ServiceClient]) throws(ServiceConfigurationError) {
+        var names = Set<String>()
+        var tokens: [[UInt8]: Int] = [:]
+        for (index, client) in clients.enumerated() {
+            guard names.insert(client.name).inserted else {
+                throw .init(
+                    path: "clients[\(index)].name", problem: "\(EchoedText.abbreviated(client.name)) is used twice")
+            }
+            if let first = tokens.updateValue(index, forKey: client.tokenSHA256) {
+                throw .init(path: "clients[\(index)].tokenSha256", problem: "the same token as clients[\(first)]")
+            }
         }
     }
 }

@@ -10,9 +10,6 @@ extension SignerService {
         "eth_signTransaction": .signTransaction, "eth_sendTransaction": .sendTransaction,
     ]
 
-    /// Method-name prefixes passed to the upstream node.
-    static let proxiedPrefixes = ["eth_", "net_", "web3_"]
-
     /// Runs one call for `client`.
     func perform(_ call: ServiceCall, client: ServiceClient, requestKey: RequestKey?, record: inout CallRecord) async
         -> Result<JSONValue, JSONRPCError>
@@ -49,7 +46,7 @@ extension SignerService {
                     method: method, params: call.params, client: client, deadline: deadline, requestKey: requestKey,
                     record: &record)
             }
-            if Self.proxiedPrefixes.contains(where: call.method.hasPrefix) { return await proxy(call) }
+            if configuration.passThrough.contains(call.method) { return await proxy(call, client: client) }
             return .failure(.methodNotFound(call.method))
         }
     }
@@ -181,10 +178,14 @@ extension SignerService {
         }
     }
 
-    /// Passes a call to the default chain's upstream node; its JSON-RPC errors keep their code.
-    func proxy(_ call: ServiceCall) async -> Result<JSONValue, JSONRPCError> {
+    /// Passes a call to the default chain's upstream node (when `client` may use that chain); its JSON-RPC
+    /// errors keep their code.
+    func proxy(_ call: ServiceCall, client: ServiceClient) async -> Result<JSONValue, JSONRPCError> {
         guard let chain = configuration.defaultChain, let node = upstream[chain] else {
             return .failure(.methodNotFound(call.method, "no upstream node is configured"))
+        }
+        if let chains = client.chains, !chains.contains(chain) {
+            return .failure(.forbidden("client \(client.name) may not use \(chain)"))
         }
         do { return .success(try await node.call(method: call.method, params: call.params)) } catch {
             if case .rpc(let code, let message, _) = error {

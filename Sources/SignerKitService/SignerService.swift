@@ -75,6 +75,7 @@ public final class SignerService: Sendable {
         policies: [any ActionPolicy]
     ) throws(ServiceConfigurationError) -> RpcDispatcher {
         let nodes: [ChainID: any EthereumNode] = upstream.mapValues { $0 }
+        let policies = DefaultTransactionCaps.applied(to: policies)
         let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration) { policies }
         for (index, signer) in signers.enumerated() {
             do { try dispatcher.register(signer) } catch {
@@ -109,6 +110,7 @@ public final class SignerService: Sendable {
     /// - Throws: ``ServiceConfigurationError`` (nothing is replaced) when `clients` is empty or repeats a name.
     public func reload(clients: [ServiceClient], policies: [any ActionPolicy]) throws(ServiceConfigurationError) {
         guard !clients.isEmpty else { throw .init(path: "clients", problem: "at least one client is needed") }
+        try ServiceClient.requireDistinct(clients)
         let dispatcher = try Self.dispatcher(
             signers: signers, upstream: upstream, configuration: dispatchConfiguration, policies: policies)
         current.withLock { $0 = Current(dispatcher: dispatcher, clients: clients) }

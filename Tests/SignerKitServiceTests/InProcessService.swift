@@ -27,11 +27,13 @@ struct InProcessService {
     /// What the handler logged, one JSON line each.
     let logLines: LogLines
 
-    /// A service on `directory` (fresh when `nil`) and `node` (a new funded node when `nil`).
+    /// A service on `directory` (fresh when `nil`) and `node` (a new funded node when `nil`); `clientMembers`
+    /// and `members` are JSON members (each list starting with a comma) added to the client and to the
+    /// configuration.
     static func start(
         directory: URL? = nil, node givenNode: LocalEVM? = nil, audit: ScriptedAuditTrail = ScriptedAuditTrail(),
         idempotency: ((SQLiteIdempotencyStore) -> any IdempotencyStore)? = nil,
-        transport: any HTTPTransport = CurlHTTPTransport.shared
+        transport: any HTTPTransport = CurlHTTPTransport.shared, clientMembers: String = "", members: String = ""
     ) async throws -> InProcessService {
         let key = try TestKeys.signer(TestKeys.alphaHex)
         let node: LocalEVM
@@ -45,8 +47,8 @@ struct InProcessService {
         let configuration = try ServiceConfiguration(
             jsonText: #"""
                 {"listen": "127.0.0.1:0", "keys": [{"keyFile": "k.hex"}], "chainId": "eip155:2021",
-                 "clients": [{"name": "app", "tokenSha256": "\#(tokenHash)"}],
-                 "upstream": {"eip155:2021": "\#(node.url.absoluteString)"}}
+                 "clients": [{"name": "app", "tokenSha256": "\#(tokenHash)"\#(clientMembers)}],
+                 "upstream": {"eip155:2021": "\#(node.url.absoluteString)"}\#(members)}
                 """#, relativeTo: directory.path)
         let databasePath = directory.appendingPathComponent("state.sqlite").path
         let journal = try SQLiteTransactionJournal(path: databasePath)
