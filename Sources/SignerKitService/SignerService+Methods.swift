@@ -117,7 +117,8 @@ extension SignerService {
         record.note(previews)
         for preview in previews {
             if let refusal = Self.refusal(
-                of: client, account: preview.account, chain: preview.chain, method: preview.method)
+                of: client, account: preview.account, chain: preview.chain, method: preview.method,
+                calledAs: record.method)
             {
                 return .failure(.forbidden("action[\(preview.index)]: \(refusal)"))
             }
@@ -125,14 +126,19 @@ extension SignerService {
         return .success(previews)
     }
 
-    /// Why `client` may not sign with `account` on `chain` with `method`, or nil when it may.
-    static func refusal(of client: ServiceClient, account: Address, chain: ChainID, method: RpcMethod) -> String? {
+    /// Why `client` may not sign with `account` on `chain` with `method`, or nil when it may. `calledAs` is the
+    /// JSON-RPC method the client called: geth's `eth_sign` is served as `personal_sign`, and a client allowed
+    /// `eth_sign` may use it without being allowed `personal_sign` too.
+    static func refusal(
+        of client: ServiceClient, account: Address, chain: ChainID, method: RpcMethod, calledAs: String
+    ) -> String? {
         if let chains = client.chains, !chains.contains(chain) { return "client \(client.name) may not use \(chain)" }
         if let allowed = client.accounts, !allowed.contains(account) {
             return "client \(client.name) may not sign with \(account)"
         }
-        if let methods = client.methods, !methods.contains(method.rawValue) {
-            return "client \(client.name) may not call \(method.rawValue)"
+        let name = calledAs == "eth_sign" && method == .personalSign ? calledAs : method.rawValue
+        if let methods = client.methods, !methods.contains(name) {
+            return "client \(client.name) may not call \(name)"
         }
         return nil
     }
@@ -144,11 +150,13 @@ extension SignerService {
         record: inout CallRecord
     ) async -> Result<[JSONValue], JSONRPCError> {
         let dispatcher = self.dispatcher
+        let calledAs = record.method
         let prepared: PreparedActions
         do {
             prepared = try await dispatcher.prepare(actions: actions) { request in
                 Self.refusal(
-                    of: client, account: request.account, chain: request.action.chainId, method: request.method)
+                    of: client, account: request.account, chain: request.action.chainId, method: request.method,
+                    calledAs: calledAs)
             }
         } catch {
             // What the refused batch was (for the audit record); nothing is signed.

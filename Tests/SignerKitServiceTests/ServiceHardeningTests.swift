@@ -138,15 +138,34 @@ struct ServiceHardeningTests {
                      "clients": [{"name": "a", "tokenSha256": "\#(String(repeating: "ab", count: 32))"}]}
                     """#, relativeTo: "/tmp")
         }
-        #expect(try configuration(#"["eth_blockNumber","net_version"]"#).passThrough == ["eth_blockNumber", "net_version"])
+        #expect(
+            try configuration(#"["eth_blockNumber","net_version"]"#).passThrough == ["eth_blockNumber", "net_version"])
         #expect(try configuration(#"[]"#).passThrough.isEmpty)
         for (list, path) in [
-            (#"["eth_sendRawTransaction"]"#, "passThrough[0]"), (#"["eth_call","eth_signTypedData_v3"]"#, "passThrough[1]"),
+            (#"["eth_sendRawTransaction"]"#, "passThrough[0]"),
+            (#"["eth_call","eth_signTypedData_v3"]"#, "passThrough[1]"),
             (#"["personal_unlockAccount"]"#, "passThrough[0]"), (#"["eth_accounts"]"#, "passThrough[0]"),
             (#"["eth_call\u0000"]"#, "passThrough[0]"), (#"["debug_traceCall"]"#, "passThrough[0]"),
         ] {
             let error = #expect(throws: ServiceConfigurationError.self) { try configuration(list) }
             #expect(error?.path == path, "\(list): \(String(describing: error))")
         }
+    }
+
+    @Test("a client allowed eth_sign uses it without personal_sign, and only it")
+    func ethSignAlone() async throws {
+        let service = try await InProcessService.start(
+            clientMembers: #", "methods": ["eth_sign"]"#, members: #", "enableEthSign": true"#)
+        let from = TestKeys.alphaAddress
+        let signed = try JSONValue(
+            parsing: await service.post(
+                #"{"jsonrpc":"2.0","id":1,"method":"eth_sign","params":["\#(from)","0x68656c6c6f"]}"#
+            ).body)
+        #expect(signed["result"]?.stringValue?.count == 132, "\(signed.serialized)")
+        let personal = try JSONValue(
+            parsing: await service.post(
+                #"{"jsonrpc":"2.0","id":1,"method":"personal_sign","params":["0x68656c6c6f","\#(from)"]}"#
+            ).body)
+        #expect(personal["error"]?["code"] == .number("-32001"), "\(personal.serialized)")
     }
 }
