@@ -203,17 +203,17 @@ public final class Mnemonic: Sendable {
     private static func lookup(_ word: UnsafeRawBufferPointer, position: Int) throws(MnemonicError) -> Int {
         if word.allSatisfy({ (0x61...0x7A).contains($0) }) {
             if let index = search(word) { return index }
-            throw .unknownWord(position: position, word: String(decoding: word, as: UTF8.self))
+            throw .unknownWord(position: position)
         }
         guard word.contains(where: { $0 >= 0x80 }), let text = String(bytes: word, encoding: .utf8) else {
             throw .invalidCharacter(position: position)
         }
         let normalized = Array(text.decomposedStringWithCompatibilityMapping.utf8)
         guard normalized.allSatisfy({ (0x61...0x7A).contains($0) }) else {
-            throw .unknownWord(position: position, word: text)
+            throw .unknownWord(position: position)
         }
         let found = normalized.withUnsafeBytes { search($0) }
-        guard let found else { throw .unknownWord(position: position, word: text) }
+        guard let found else { throw .unknownWord(position: position) }
         return found
     }
 

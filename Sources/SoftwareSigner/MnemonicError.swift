@@ -2,8 +2,8 @@ import EthereumPrimitives
 
 /// Why a BIP-39 mnemonic (or its passphrase) was refused.
 ///
-/// Only ``unknownWord(position:word:)`` quotes input (abbreviated, as the user needs to see the
-/// mistyped word); no other case carries any of the phrase.
+/// No case carries any of the phrase: even a mistyped word is most of a secret word (one letter off), so
+/// errors name positions only.
 public enum MnemonicError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The phrase has no words.
     case empty
@@ -11,7 +11,7 @@ public enum MnemonicError: Error, Sendable, Equatable, CustomStringConvertible {
     /// a separator (words are separated by spaces, tabs or newlines; a comma is refused here).
     case invalidCharacter(position: Int)
     /// Word `position` (from 1) is not in the BIP-39 English wordlist.
-    case unknownWord(position: Int, word: String)
+    case unknownWord(position: Int)
     /// The phrase has this many words; BIP-39 allows 12, 15, 18, 21 or 24.
     case wordCount(Int)
     /// The words are known but their checksum bits do not match the entropy.
@@ -25,8 +25,8 @@ public enum MnemonicError: Error, Sendable, Equatable, CustomStringConvertible {
         case .empty: "mnemonic is empty"
         case .invalidCharacter(let position):
             "mnemonic word \(position) contains a character that is not a lower-case letter; separate words with spaces"
-        case .unknownWord(let position, let word):
-            "mnemonic word \(position) \"\(EchoedText.abbreviated(word))\" is an unknown word (not in the BIP-39 English wordlist)"
+        case .unknownWord(let position):
+            "mnemonic word \(position) is an unknown word (not in the BIP-39 English wordlist)"
         case .wordCount(let count):
             "mnemonic has \(count) word\(count == 1 ? "" : "s"): the word count must be 12, 15, 18, 21 or 24"
         case .checksum: "mnemonic checksum does not match: a word is wrong or out of order"

@@ -40,7 +40,7 @@ struct HDCommandTests {
     func invalid() async throws {
         let expected: [String: String] = [
             "mnemonic-bad-checksum": "checksum",
-            "mnemonic-unknown-word": "\"zzzzz\" is an unknown word",
+            "mnemonic-unknown-word": "mnemonic word 6 is an unknown word",
             "mnemonic-eleven-words": "the word count must be",
             "mnemonic-thirteen-words": "has 13 words",
             "mnemonic-empty": "mnemonic is empty",
