@@ -17,7 +17,8 @@ import Synchronization
 /// the request waits until an `fsync` that began after its write has finished. One `fsync` runs at a time, on
 /// a thread of its own (never on Swift's cooperative pool), and covers every request written before it began,
 /// so concurrent requests share it. After a failed `fsync` the log refuses every later append (the kernel may
-/// have dropped the unsynced lines; a later `fsync` would not say so).
+/// have dropped the unsynced lines; a later `fsync` would not say so). A failed write is cut back off the file,
+/// so no torn line stays behind.
 public final class AuditLog: AuditTrail {
     /// What the writers and the syncing thread share.
     private struct State {
@@ -39,18 +40,58 @@ public final class AuditLog: AuditTrail {
     /// The file.
     public let path: String
 
-    /// Opens (creating with mode 0600) `path` for appending.
+    /// Writes all of a request's lines to the descriptor (``POSIXIO/writeAll(_:to:)``; a test passes one that
+    /// fails part-way, as a full disk does).
+    package typealias Writer = @Sendable (String, Int32) -> Bool
+
+    private let write: Writer
+
+    /// Opens (creating with mode 0600) `path` for appending. A file whose last line was cut short (a crash or a
+    /// full disk while it was written) gets a newline and a `{"event":"torn-line",…}` line first, so the next
+    /// record starts on a line of its own and a reader sees that the line before is not a record.
     ///
-    /// - Throws: ``ServiceConfigurationError`` at `auditLog` when it cannot be opened.
-    public init(path: String) throws(ServiceConfigurationError) {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    /// - Throws: ``ServiceConfigurationError`` at `auditLog` when it cannot be opened or repaired.
+    public convenience init(path: String) throws(ServiceConfigurationError) {
+        try self.init(
+            path: path,
+            writer: { text, descriptor in
+                if case .success = POSIXIO.writeAll(text, to: descriptor) { return true }
+                return false
+            })
+    }
+
+    /// An audit log writing through `writer`.
+    package init(path: String, writer: @escaping Writer) throws(ServiceConfigurationError) {
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw ServiceConfigurationError(
                 path: "auditLog",
                 problem: "cannot open \(EchoedText.abbreviated(path)): \(String(cString: strerror(errno)))")
         }
+        if Self.endsTorn(fd) {
+            let marker = JSONValue.object(
+                JSONObject([
+                    "time": .string(Self.timestamp(Date())), "event": .string("torn-line"),
+                    "problem": .string(
+                        "the line before was cut short by a crash or a failed write; it is not a record"),
+                ]))
+            guard writer("\n" + marker.serialized + "\n", fd), fsync(fd) == 0 else {
+                close(fd)
+                throw ServiceConfigurationError(
+                    path: "auditLog", problem: "cannot repair the torn last line of \(EchoedText.abbreviated(path))")
+            }
+        }
         self.path = path
+        write = writer
         state = Mutex(State(descriptor: fd))
+    }
+
+    /// Whether the file at `descriptor` is not empty and does not end with a newline.
+    private static func endsTorn(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return false }
+        var last: UInt8 = 0
+        return pread(descriptor, &last, 1, status.st_size - 1) == 1 && last != UInt8(ascii: "\n")
     }
 
     deinit { state.withLock { _ = close($0.descriptor) } }
@@ -62,7 +103,11 @@ public final class AuditLog: AuditTrail {
         let text = Self.lines(records, requestID: requestID, at: time)
         let sequence: UInt64? = state.withLock { state in
             guard !state.failed else { return nil }
-            guard case .success = POSIXIO.writeAll(text, to: state.descriptor) else {
+            let end = lseek(state.descriptor, 0, SEEK_END)
+            guard write(text, state.descriptor) else {
+                // Cut a part-written line back off, so the file holds whole lines only (a restart repairs what
+                // this cannot: see init).
+                if end >= 0 { _ = ftruncate(state.descriptor, end) }
                 state.failed = true
                 return nil
             }

@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Foundation
 import SignerKit
 import SignerKitService
+import Synchronization
 import Testing
 
 /// The audit log file: concurrent requests share fsyncs but every line is written exactly once, whole, and
@@ -44,5 +45,43 @@ struct AuditLogTests {
         let log = try AuditLog(path: "/dev/full")
         #expect(await log.append([CallRecord(client: "a", method: "m")], requestID: "r1", at: Date()) == false)
         #expect(await log.append([CallRecord(client: "a", method: "m")], requestID: "r2", at: Date()) == false)
+    }
+
+    @Test("a write cut short (a full disk) is cut back off: the file holds whole lines only")
+    func tornWriteIsTruncated() async throws {
+        let path = try StoreBackend.temporaryFile() + ".jsonl"
+        let failing = Mutex(false)
+        // Writes the first half of the text for real, then fails as ENOSPC does, once `failing` is set.
+        let log = try AuditLog(path: path) { text, descriptor in
+            let bytes = Array(text.utf8)
+            guard failing.withLock({ $0 }) else {
+                return bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) == $0.count }
+            }
+            _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count / 2) }
+            return false
+        }
+        #expect(await log.append([CallRecord(client: "a", method: "m")], requestID: "r1", at: Date()))
+        let whole = try String(contentsOfFile: path, encoding: .utf8)
+        failing.withLock { $0 = true }
+        #expect(await log.append([CallRecord(client: "a", method: "m")], requestID: "r2", at: Date()) == false)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == whole, "the half line was cut back off")
+    }
+
+    @Test("a torn last line (a crash mid-write): the next record starts on a line of its own, after a marker")
+    func tornLineAtOpen() async throws {
+        let path = try StoreBackend.temporaryFile() + ".jsonl"
+        try #"{"time":"2026-12-06T00:00:00.000Z","requestId":"r0","ca"#.write(
+            toFile: path, atomically: false, encoding: .utf8)
+        let log = try AuditLog(path: path)
+        #expect(await log.append([CallRecord(client: "a", method: "m")], requestID: "r1", at: Date()))
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4 && lines[3].isEmpty, "torn line, marker, record, end: \(lines)")
+        #expect(try JSONValue(parsing: String(lines[1]))["event"] == .string("torn-line"))
+        #expect(try JSONValue(parsing: String(lines[2]))["requestId"] == .string("r1"))
+        let again = try AuditLog(path: path)
+        #expect(await again.append([CallRecord(client: "a", method: "m")], requestID: "r2", at: Date()))
+        let after = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(after.components(separatedBy: "torn-line").count == 2, "a whole file gets no marker")
     }
 }
