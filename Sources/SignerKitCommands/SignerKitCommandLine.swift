@@ -10,6 +10,8 @@ public enum SignerKitCommandLine {
         let io = StandardCommandIO()
         // Before anything else: no core dump of this process may hold a key, password or PIN.
         do { try ProcessHardening.disableCoreDumps() } catch { exit(report(error, io: io).rawValue) }
+        // A fatal signal ends the process, with no crash report that could hold memory contents.
+        FatalSignals.install(environment: ProcessInfo.processInfo.environment)
         PKCS11Options.reinitializesModule.store(true, ordering: .relaxed)
         if let message = RawArguments.invalidUTF8Message(RawArguments.current) {
             exit(report(.invalidInput(message), io: io).rawValue)
