@@ -11,7 +11,8 @@ import Synchronization
 /// with the node's code and message, whatever the HTTP status.
 ///
 /// Transport rules (see docs/ARCHITECTURE.md, "Transport rules"):
-/// - ``timeout`` bounds each call as a whole, retries and the request in flight included;
+/// - ``timeout`` bounds each call as a whole, retries and the request in flight included, and so does the deadline
+///   of the request the call serves (`CallerDeadline`) when it is earlier;
 /// - a request that never left (refused, DNS, TLS) is retried, up to ``maxRetries`` times, for any method;
 /// - idempotent reads (``isIdempotent(_:)``) are also retried after a lost answer, a 429 or a 5xx;
 /// - any other method whose answer is lost fails with ``NodeError/outcomeUnknown(method:reason:)`` and is
@@ -67,7 +68,8 @@ public final class JSONRPCClient: EthereumNode {
 
     /// Sends `method` with `params` and returns the `result` member of the response (possibly `null`).
     public func call(method: String, params: [JSONValue]) async throws(NodeError) -> JSONValue {
-        let deadline = clock.now.advanced(by: timeout)
+        // Never past the deadline of the request this call serves (``CallerDeadline``).
+        let deadline = CallerDeadline.bounding(clock.now.advanced(by: timeout))
         var id = 0
         let response: HTTPResponse
         do {

@@ -10,14 +10,14 @@ extension SignerService {
         "eth_signTransaction": .signTransaction, "eth_sendTransaction": .sendTransaction,
     ]
 
-    /// Runs one call for `client`.
-    func perform(_ call: ServiceCall, client: ServiceClient, requestKey: RequestKey?, record: inout CallRecord) async
-        -> Result<JSONValue, JSONRPCError>
-    {
+    /// Runs one call for `client`, ending by `deadline`.
+    func perform(
+        _ call: ServiceCall, client: ServiceClient, requestKey: RequestKey?, deadline: ContinuousClock.Instant,
+        record: inout CallRecord
+    ) async -> Result<JSONValue, JSONRPCError> {
         if let allowed = client.methods, !allowed.contains(call.method) {
             return .failure(.forbidden("client \(client.name) may not call \(EchoedText.abbreviated(call.method))"))
         }
-        let deadline = clock.now.advanced(by: configuration.limits.requestTimeout)
         switch call.method {
         case "eth_accounts":
             let visible = accounts.filter { client.accounts?.contains($0) ?? true }

@@ -148,6 +148,8 @@ public final class SignerService: Sendable {
     func respond(body: [UInt8], client: ServiceClient, idempotencyKey: String?, requestID: String) async
         -> ServiceAnswer
     {
+        // One deadline for the whole HTTP request: a batch of calls shares it, and node calls end by it.
+        let deadline = clock.now.advanced(by: configuration.limits.requestTimeout)
         let value: JSONValue
         do { value = try JSONValue(parsing: body) } catch {
             return .single(ServiceCall.answer(id: nil, result: .failure(.parseError("\(error)"))), client: client)
@@ -166,7 +168,8 @@ public final class SignerService: Sendable {
             var records: [CallRecord] = []
             for (index, call) in calls.enumerated() {
                 let callKey = idempotencyKey.map { RequestKey(client: client.name, key: $0, call: index) }
-                let (answer, record) = await answer(call, client: client, requestKey: callKey, requestID: requestID)
+                let (answer, record) = await answer(
+                    call, client: client, requestKey: callKey, requestID: requestID, deadline: deadline)
                 if let answer { answers.append(answer) }
                 records.append(record)
             }
@@ -174,15 +177,18 @@ public final class SignerService: Sendable {
             return ServiceAnswer(body: body, records: records)
         default:
             let callKey = idempotencyKey.map { RequestKey(client: client.name, key: $0, call: 0) }
-            let (answer, record) = await answer(value, client: client, requestKey: callKey, requestID: requestID)
+            let (answer, record) = await answer(
+                value, client: client, requestKey: callKey, requestID: requestID, deadline: deadline)
             return ServiceAnswer(body: answer.map { Array($0.serialized.utf8) }, records: [record])
         }
     }
 
-    /// One call's answer object (`nil` for a notification) and its record.
-    func answer(_ value: JSONValue, client: ServiceClient, requestKey: RequestKey?, requestID: String) async -> (
-        JSONValue?, CallRecord
-    ) {
+    /// One call's answer object (`nil` for a notification) and its record; the call ends by `deadline` (the HTTP
+    /// request's), and one that would begin after it is not run.
+    func answer(
+        _ value: JSONValue, client: ServiceClient, requestKey: RequestKey?, requestID: String,
+        deadline: ContinuousClock.Instant
+    ) async -> (JSONValue?, CallRecord) {
         let start = clock.now
         switch ServiceCall.read(value) {
         case .failure(let error):
@@ -192,7 +198,16 @@ public final class SignerService: Sendable {
         case .success(let call):
             var record = CallRecord(client: client.name, method: call.method)
             record.requestID = requestID
-            let result = await perform(call, client: client, requestKey: requestKey, record: &record)
+            let result: Result<JSONValue, JSONRPCError>
+            if start >= deadline {
+                result = .failure(.requestTimeUsedUp)
+            } else {
+                var working = record
+                result = await CallerDeadline.within(deadline) {
+                    await perform(call, client: client, requestKey: requestKey, deadline: deadline, record: &working)
+                }
+                record = working
+            }
             record.duration = clock.now - start
             switch result {
             case .success(let value): record.noteResult(value)

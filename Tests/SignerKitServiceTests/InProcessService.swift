@@ -33,7 +33,8 @@ struct InProcessService {
     static func start(
         directory: URL? = nil, node givenNode: LocalEVM? = nil, audit: ScriptedAuditTrail = ScriptedAuditTrail(),
         idempotency: ((SQLiteIdempotencyStore) -> any IdempotencyStore)? = nil,
-        transport: any HTTPTransport = CurlHTTPTransport.shared, clientMembers: String = "", members: String = ""
+        transport: any HTTPTransport = CurlHTTPTransport.shared, clientMembers: String = "", members: String = "",
+        clock: any SignerClock = SystemClock()
     ) async throws -> InProcessService {
         let key = try TestKeys.signer(TestKeys.alphaHex)
         let node: LocalEVM
@@ -56,7 +57,7 @@ struct InProcessService {
         let service = try SignerService(
             configuration: configuration, signers: [key],
             upstream: [chain: JSONRPCClient(url: node.url, transport: transport)], journal: journal,
-            idempotency: idempotency?(sqliteStore) ?? sqliteStore, audit: audit)
+            idempotency: idempotency?(sqliteStore) ?? sqliteStore, audit: audit, clock: clock)
         let lines = LogLines()
         let handler = ServiceHTTPHandler(service: service, log: { line in lines.append(line) })
         return InProcessService(

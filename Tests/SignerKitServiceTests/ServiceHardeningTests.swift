@@ -168,4 +168,41 @@ struct ServiceHardeningTests {
             ).body)
         #expect(personal["error"]?["code"] == .number("-32001"), "\(personal.serialized)")
     }
+
+    @Test("one deadline per HTTP request: a batch's calls share it; a call that would begin after it is not run")
+    func wholeRequestDeadline() async throws {
+        let clock = ManualClock()
+        // Each node call takes 600 ms of the service's clock; the request may take 1 s in all.
+        let slow = ClockAdvancingTransport(clock: clock, by: .milliseconds(600))
+        let service = try await InProcessService.start(
+            transport: slow, members: #", "limits": {"requestTimeoutMs": 1000, "idempotencyLeaseMs": 2000}"#,
+            clock: clock)
+        let call = #"{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}"#
+        let answers = try JSONValue(parsing: await service.post("[\(call),\(call),\(call)]").body)
+        let codes = try #require(answers.arrayValue).map { $0["error"]?["code"]?.serialized ?? "ok" }
+        #expect(codes == ["ok", "ok", String(JSONRPCError.requestTimeUsedUp.code)], "\(answers.serialized)")
+        #expect(slow.calls == 2, "the third call never reached the node")
+    }
+}
+
+/// Forwards to the real node and advances a manual clock by a fixed time per call: a slow node, on the clock
+/// the service reads.
+private final class ClockAdvancingTransport: HTTPTransport {
+    private let clock: ManualClock
+    private let step: Duration
+    private let count = Mutex(0)
+
+    init(clock: ManualClock, by step: Duration) {
+        self.clock = clock
+        self.step = step
+    }
+
+    /// How many calls reached the node.
+    var calls: Int { count.withLock { $0 } }
+
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        count.withLock { $0 += 1 }
+        clock.advance(by: step)
+        return try await CurlHTTPTransport.shared.send(request)
+    }
 }

@@ -32,3 +32,28 @@ public struct SystemClock: SignerClock {
         try await Task.sleep(until: deadline, clock: .continuous)
     }
 }
+
+/// The deadline of the work running in this task, as its caller set it: a signer service sets one per HTTP
+/// request, the dispatcher the one its caller gave. Calls that have a time limit of their own (a node call's
+/// timeout) end at the earlier of the two, so one request never outlasts the time it was given by running
+/// several calls of a full timeout each.
+public enum CallerDeadline {
+    /// The deadline of the current task (inherited by the tasks it starts); `nil`: none.
+    @TaskLocal public static var current: ContinuousClock.Instant?
+
+    /// `deadline`, or the caller's deadline when that is earlier.
+    public static func bounding(_ deadline: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        guard let current else { return deadline }
+        return min(deadline, current)
+    }
+
+    /// Runs `body` with `deadline` (or the caller's, when earlier) as the current deadline; `nil` keeps the
+    /// caller's.
+    public static func within<T: Sendable>(
+        _ deadline: ContinuousClock.Instant?, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async -> T
+    ) async -> T {
+        guard let deadline else { return await body() }
+        return await $current.withValue(bounding(deadline), operation: body, isolation: isolation)
+    }
+}

@@ -59,7 +59,8 @@ extension RpcDispatcher {
             filledTransactionPolicies: filledTransactionPolicies,
             nonceReservationLease: configuration.nonceReservationLease)
         let run = BatchRun(jobs: jobs, plan: plan, batch: batch, configuration: configuration, deadline: deadline)
-        let results = await run.results()
+        // Node calls (fills, sends, receipts) end by the caller's deadline too, not a full timeout each.
+        let results = await CallerDeadline.within(deadline) { await run.results() }
         switch results {
         case .success(let results):
             if let journal = batch.journal {
