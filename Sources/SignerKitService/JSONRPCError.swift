@@ -62,12 +62,12 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let auditUnavailable = JSONRPCError(
         code: -32007, message: "the audit trail could not be written; nothing was signed")
 
-    /// `-32006`: the idempotency store could not answer, so the request was not run.
     /// `-32008`: the request's time (`limits.requestTimeoutMs`, for the whole HTTP request) ran out before this
     /// call of a batch began; nothing of it was done.
     public static let requestTimeUsedUp = JSONRPCError(
         code: -32008, message: "the request's time limit (limits.requestTimeoutMs) ran out before this call began")
 
+    /// `-32006`: the idempotency store could not answer, so the request was not run.
     public static func idempotencyStore(_ detail: String) -> JSONRPCError {
         .init(code: -32006, message: "idempotency store: \(detail)")
     }
