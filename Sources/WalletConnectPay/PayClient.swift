@@ -193,7 +193,9 @@ public final class PayClient: Sendable {
     ///   - collectedData: the field-list answers, for options that collect data without a page; only the
     ///     fields the option (or payment) asks for are sent.
     ///   - maxPollMs: sent as `maxPollMs` (the server may hold each answer that long); when above 0 it is
-    ///     also the client's deadline for a final status, which bounds status requests in flight too.
+    ///     also the client's deadline for a final status, which bounds status requests in flight too, and the
+    ///     confirm itself (attempts, the status asked after a lost answer, back-offs) ends within a request
+    ///     timeout plus `maxPollMs`.
     ///     `nil` sends nothing and waits without a deadline.
     ///   - onStatus: called with the confirm answer and each status answer.
     /// - Throws: ``PayError/actionsNotFetched(optionId:)``, ``PayError/signedActionsMismatch(optionId:reason:)``
@@ -203,9 +205,14 @@ public final class PayClient: Sendable {
         maxPollMs: Int64? = nil, onStatus: (@Sendable (PaymentStatusResponse) -> Void)? = nil
     ) async throws(PayError) -> PaymentStatusResponse {
         let start = clock.now
+        // The confirm (its attempts, the status asked after a lost answer, the waits between) ends by the time
+        // one attempt may take: a request timeout plus the server's long poll.
+        let confirmDeadline = maxPollMs.flatMap {
+            $0 > 0 ? start.advanced(by: configuration.requestTimeout + .milliseconds($0)) : nil
+        }
         let first = try await submitConfirmation(
-            paymentId: paymentId, optionId: optionId, signed: signed, collectedData: collectedData, maxPollMs: maxPollMs
-        )
+            paymentId: paymentId, optionId: optionId, signed: signed, collectedData: collectedData,
+            maxPollMs: maxPollMs, until: confirmDeadline)
         onStatus?(first)
         return try await waitForFinalStatus(
             paymentId: paymentId, from: first, maxPollMs: maxPollMs, startedAt: start, onStatus: onStatus)
@@ -216,6 +223,18 @@ public final class PayClient: Sendable {
     public func submitConfirmation(
         paymentId: String, optionId: String, signed: SignedActions, collectedData: CollectedData? = nil,
         maxPollMs: Int64? = nil
+    ) async throws(PayError) -> PaymentStatusResponse {
+        try await submitConfirmation(
+            paymentId: paymentId, optionId: optionId, signed: signed, collectedData: collectedData,
+            maxPollMs: maxPollMs, until: nil)
+    }
+
+    /// ``submitConfirmation(paymentId:optionId:signed:collectedData:maxPollMs:)`` with every attempt, status
+    /// request and wait bounded by `deadline`: past it, a confirm whose outcome is still unknown is reported as
+    /// such (``PayError/outcomeUnknown(endpoint:reason:)``), never sent again.
+    func submitConfirmation(
+        paymentId: String, optionId: String, signed: SignedActions, collectedData: CollectedData?,
+        maxPollMs: Int64?, until deadline: ContinuousClock.Instant?
     ) async throws(PayError) -> PaymentStatusResponse {
         let key = OptionKey(paymentId: paymentId, optionId: optionId)
         guard let expected = state.withLock({ $0.actions[key] }) else { throw .actionsNotFetched(optionId: optionId) }
@@ -238,12 +257,12 @@ public final class PayClient: Sendable {
                 let json = try await transport.send(
                     "POST", endpoint: .confirm, paymentId: paymentId, suffix: "/confirm",
                     query: maxPollMs.map { [("maxPollMs", String(max(0, $0)))] } ?? [], body: .object(body),
-                    longPoll: .milliseconds(poll))
+                    longPoll: .milliseconds(poll), until: deadline)
                 return try PaymentStatusResponse(json: json)
             } catch .outcomeUnknown(.confirm, let reason) {
                 // The confirm may have been processed: ask before anything else, never re-send blindly.
                 let status: PaymentStatusResponse
-                do { status = try await paymentStatus(paymentId: paymentId) } catch {
+                do { status = try await paymentStatus(paymentId: paymentId, maxPollMs: nil, until: deadline) } catch {
                     throw .outcomeUnknown(endpoint: .confirm, reason: "\(reason); asking the status failed: \(error)")
                 }
                 if status.status != .requiresAction { return status }
@@ -251,7 +270,14 @@ public final class PayClient: Sendable {
                 guard attempt < configuration.retry.maxRetries else {
                     throw .outcomeUnknown(endpoint: .confirm, reason: "\(reason); the payment still requires action")
                 }
-                do { _ = try await transport.http.waitBeforeRetry(attempt) } catch { throw .cancelled }
+                let waited: Bool
+                do { waited = try await transport.http.waitBeforeRetry(attempt, deadline: deadline) } catch {
+                    throw .cancelled
+                }
+                guard waited else {
+                    throw .outcomeUnknown(
+                        endpoint: .confirm, reason: "\(reason); the payment still requires action at the deadline")
+                }
                 attempt += 1
             }
         }
