@@ -76,3 +76,34 @@ struct SlowClientTests {
         #expect(served == requests, "\(firstTry) at the first try")
     }
 }
+
+extension SlowClientTests {
+    /// The deadline is read on a manual clock; the sweeping thread looks every 250 ms of real time, so each
+    /// step waits up to 300 ms for the close (a close seen late only makes the clock reading larger, which the
+    /// bound below allows).
+    @Test("a request trickling in on a keep-alive connection is closed once the server's clock passes its deadline")
+    func receiveDeadline() async throws {
+        let clock = ManualClock()
+        let limits = HTTPServerLimits(connectionTimeoutSeconds: 60, requestReceiveTimeout: .seconds(5))
+        let server = try HTTPServer(limits: limits, clock: clock) { _ in .text(200, "ok") }
+        let port = server.port
+        let (first, closedAt) = try await RawClient.offPool { () -> (Int?, Int?) in
+            let client = try RawClient(port: port, receiveTimeout: .seconds(20))
+            client.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\n")
+            let first = client.readResponse()?.status
+            client.send("GET /b HTTP/1.1\r\nHost: a\r\n")
+            for seconds in 1...30 {
+                clock.advance(by: .seconds(1))
+                client.send("X-Step-\(seconds): 1\r\n")
+                if RealTime.pollBlocking(within: .milliseconds(300), until: { !client.isWaiting }) {
+                    return (first, seconds)
+                }
+            }
+            return (first, nil)
+        }
+        #expect(first == 200)
+        let seconds = try #require(closedAt, "closed within 30 s of the server's clock")
+        #expect(seconds >= 5, "not before the deadline, though bytes kept arriving")
+        await server.stop()
+    }
+}
