@@ -7,9 +7,9 @@ import Synchronization
 /// sends a request line and then one more header line each tick; a `.body` one sends a whole head announcing
 /// a body, then one body byte each tick. At each tick the connections the server closed are opened again (as
 /// the reported tool does). Runs on a plain thread from ``start()`` to ``stop()``.
-final class Slowloris: Sendable {
+public final class Slowloris: Sendable {
     /// What a connection trickles.
-    enum Drip: Sendable {
+    public enum Drip: Sendable {
         case headers
         case body
     }
@@ -25,7 +25,7 @@ final class Slowloris: Sendable {
     private let peakHeldCount = Atomic<Int>(0)
 
     /// An attack on 127.0.0.1:`port`.
-    init(port: UInt16, sources: [(address: String, drip: Drip)], socketsPerSource: Int, tick: Duration) {
+    public init(port: UInt16, sources: [(address: String, drip: Drip)], socketsPerSource: Int, tick: Duration) {
         self.port = port
         self.sources = sources
         self.socketsPerSource = socketsPerSource
@@ -33,14 +33,14 @@ final class Slowloris: Sendable {
     }
 
     /// Ticks completed (each after its reconnections).
-    var ticks: Int { tickCount.load(ordering: .acquiring) }
+    public var ticks: Int { tickCount.load(ordering: .acquiring) }
     /// Connections opened so far, reopened ones included.
-    var opened: Int { openedCount.load(ordering: .relaxed) }
+    public var opened: Int { openedCount.load(ordering: .relaxed) }
     /// The most attacking connections the server held from one tick to the next.
-    var peakHeld: Int { peakHeldCount.load(ordering: .relaxed) }
+    public var peakHeld: Int { peakHeldCount.load(ordering: .relaxed) }
 
     /// Starts attacking.
-    func start() {
+    public func start() {
         Thread { [self] in
             run()
             ended.signal()
@@ -48,7 +48,7 @@ final class Slowloris: Sendable {
     }
 
     /// Stops attacking (closing every connection) and waits for the thread.
-    func stop() {
+    public func stop() {
         stopRequested.store(true, ordering: .releasing)
         ended.wait()
     }

@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// A blocking TCP client for exact bytes on the wire (keep-alive, malformed heads); runs off the pool.
-final class RawClient: @unchecked Sendable {
+public final class RawClient: @unchecked Sendable {
     private let fd: Int32
 
     /// Connects from `source` (any address of 127.0.0.0/8, all loopback on Linux) to 127.0.0.1:`port`; a read
@@ -17,7 +17,7 @@ final class RawClient: @unchecked Sendable {
     /// every property is set still runs its `deinit`, so closing it here and there would close the number
     /// twice, and the second close could hit a descriptor another thread opened meanwhile (a connection of
     /// a server in a parallel test, which libmicrohttpd then aborts on).
-    init(port: UInt16, from source: String = "127.0.0.1", receiveTimeout: Duration = .seconds(10)) throws {
+    public init(port: UInt16, from source: String = "127.0.0.1", receiveTimeout: Duration = .seconds(10)) throws {
         #if canImport(Glibc)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
@@ -54,11 +54,11 @@ final class RawClient: @unchecked Sendable {
 
     /// Sends `text`; false when the connection failed first.
     @discardableResult
-    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     /// Sends `bytes`; false when the connection failed first.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
@@ -71,14 +71,14 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// Whether the server has neither answered nor closed the connection, looked at without waiting.
-    var isWaiting: Bool {
+    public var isWaiting: Bool {
         var byte: UInt8 = 0
         let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
 
     /// Reads one response: head, then `Content-Length` bytes. `nil` when the server closed first.
-    func readResponse() -> (status: Int, head: String, body: String)? {
+    public func readResponse() -> (status: Int, head: String, body: String)? {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         func fill() -> Bool {
@@ -104,13 +104,13 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// Whether the server closed the connection (a read returns 0 within the socket timeout).
-    func serverClosed() -> Bool {
+    public func serverClosed() -> Bool {
         var byte: UInt8 = 0
         return recv(fd, &byte, 1, 0) == 0
     }
 
     /// Runs blocking client work on a plain thread.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    public static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try work() }) }.start()
         }
