@@ -6,10 +6,10 @@
 /// - A request must arrive whole (request line, header fields, body) within ``receiveTimeout`` of the moment
 ///   the connection began to wait for it: the connection's start, or the end of the previous answer on a
 ///   keep-alive connection. A request being handled has no deadline (the handler bounds its own time).
-/// - Making room: when more than ``softTotal`` connections are open (or more than ``softPerAddress`` from the
-///   newcomer's address), the newcomer's arrival closes the connection of that scope that has waited longest
-///   for its current request among those that never showed credentials and have either sent a request line
-///   or been silent for ``silentGrace``. A newcomer is never the one closed (its request is normally read,
+/// - Making room: when more than ``softPerAddress`` connections are open from the newcomer's address, its
+///   arrival closes the connection from that address that has waited longest for its current request among
+///   those that never showed credentials and have either sent a request line or been silent for
+///   ``silentGrace``; when none is, or when more than ``softTotal`` are open in all, the same among all. A newcomer is never the one closed (its request is normally read,
 ///   credentials and all, long before the grace ends); a credentialed connection never is either.
 struct ConnectionLedger: Sendable {
     /// One open connection.
@@ -59,13 +59,14 @@ struct ConnectionLedger: Sendable {
         let tag = nextTag
         nextTag += 1
         entries[tag] = Entry(descriptor: descriptor, address: address, waitingSince: now)
-        var scope: [UInt8]?? = nil
+        var victim: UInt?
         if let address, let softPerAddress, live(from: address) > softPerAddress {
-            scope = .some(address)
-        } else if let softTotal, live(from: nil) > softTotal {
-            scope = .some(nil)
+            victim = evictable(from: address, sparing: tag, at: now)
         }
-        guard let scope, let victim = evictable(from: scope, sparing: tag, at: now) else { return (tag, nil) }
+        if victim == nil, let softTotal, live(from: nil) > softTotal {
+            victim = evictable(from: nil, sparing: tag, at: now)
+        }
+        guard let victim else { return (tag, nil) }
         entries[victim]?.cut = true
         return (tag, entries[victim]?.descriptor)
     }

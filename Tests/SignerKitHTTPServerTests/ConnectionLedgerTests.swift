@@ -87,5 +87,17 @@ struct ConnectionLedgerTests {
         let (_, victim) = ledger.open(descriptor: 99, address: address, at: at(200))
         #expect(victim == 7, "the oldest of the newcomer's address, though the other address's are older")
         #expect(ledger.open(descriptor: 98, address: nil, at: at(201)).victim == nil, "a Unix socket has no address")
+
+        // An address whose connections all showed credentials: room comes from all once the total is high.
+        var crowded = ConnectionLedger(receiveTimeout: .seconds(10), maxConnections: 16, maxConnectionsPerAddress: 8)
+        for index in 0..<7 {
+            crowded.headArrived(
+                crowded.open(descriptor: Int32(index), address: address, at: at(index)).tag, credentialed: true)
+        }
+        #expect(crowded.open(descriptor: 50, address: address, at: at(10)).victim == nil, "nothing to close, 8 of 16")
+        for index in 0..<6 {
+            crowded.lineArrived(crowded.open(descriptor: Int32(20 + index), address: other, at: at(20 + index)).tag)
+        }
+        #expect(crowded.open(descriptor: 51, address: address, at: at(30)).victim == 20, "15 of 16: the oldest of all")
     }
 }
