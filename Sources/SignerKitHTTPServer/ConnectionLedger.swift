@@ -9,8 +9,9 @@
 /// - Making room: when more than ``softPerAddress`` connections are open from the newcomer's address, its
 ///   arrival closes the connection from that address that has waited longest for its current request among
 ///   those that never showed credentials and have either sent a request line or been silent for
-///   ``silentGrace``; when none is, or when more than ``softTotal`` are open in all, the same among all. A newcomer is never the one closed (its request is normally read,
-///   credentials and all, long before the grace ends); a credentialed connection never is either.
+///   ``silentGrace``; when none is, or when more than ``softTotal`` are open in all, the same among all. A
+///   newcomer is never the one closed (its request is normally read, credentials and all, long before the
+///   grace ends); a credentialed connection never is either.
 struct ConnectionLedger: Sendable {
     /// One open connection.
     struct Entry: Sendable, Equatable {

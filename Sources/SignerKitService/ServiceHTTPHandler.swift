@@ -6,8 +6,9 @@ import SignerKitSupport
 
 /// The service on HTTP: `POST /` with `Authorization: Bearer <token>` carries JSON-RPC; `GET /healthz`
 /// answers `{"status":"ok"}`; `GET /metrics` the Prometheus metrics. A missing or unknown token gets 401
-/// before any JSON-RPC processing (on a server given ``checkHead(_:)``, before the body is even read). Every request is logged as one JSON line (`log`), every call is written
-/// to the audit log and synced before the answer leaves.
+/// before any JSON-RPC processing (on a server given ``checkHead(_:)``, before the body is even read). Every
+/// request is logged as one JSON line (`log`), every call is written to the audit log and synced before the
+/// answer leaves.
 package struct ServiceHTTPHandler: Sendable {
     /// The service answering.
     package let service: SignerService
