@@ -12,6 +12,10 @@
 ///   ``silentGrace``; when none is, or when more than ``softTotal`` are open in all, the same among all. A
 ///   newcomer is never the one closed (its request is normally read, credentials and all, long before the
 ///   grace ends); a credentialed connection never is either.
+/// - The limits themselves: a newcomer that finds ``maxTotal`` connections open (``maxPerAddress`` from its
+///   address) and nothing to close is closed itself. libmicrohttpd's own limits stand a little higher
+///   (``libmicrohttpdLimit(_:)``): were they the limits, a server filled by connections that could not yet be
+///   closed would refuse every later newcomer unseen, and so never make room again.
 struct ConnectionLedger: Sendable {
     /// One open connection.
     struct Entry: Sendable, Equatable {
@@ -31,6 +35,10 @@ struct ConnectionLedger: Sendable {
 
     /// How long a whole request may take to arrive.
     let receiveTimeout: Duration
+    /// Connections open at once (live, not yet shut down).
+    let maxTotal: Int
+    /// Connections open at once from one address.
+    let maxPerAddress: Int
     /// Connections open at once beyond which a newcomer makes room; `nil`: never.
     let softTotal: Int?
     /// Connections open at once from one address beyond which a newcomer from it makes room; `nil`: never.
@@ -46,14 +54,23 @@ struct ConnectionLedger: Sendable {
     /// (none below eight connections, where a newcomer beyond the limit is simply refused).
     init(receiveTimeout: Duration, maxConnections: Int, maxConnectionsPerAddress: Int) {
         self.receiveTimeout = receiveTimeout
-        softTotal = Self.softLimit(maxConnections)
-        softPerAddress = Self.softLimit(min(maxConnections, maxConnectionsPerAddress))
+        maxTotal = maxConnections
+        maxPerAddress = min(maxConnections, maxConnectionsPerAddress)
+        softTotal = Self.softLimit(maxTotal)
+        softPerAddress = Self.softLimit(maxPerAddress)
     }
 
     static func softLimit(_ hard: Int) -> Int? { hard >= 8 ? hard - hard / 8 : nil }
 
+    /// The limit libmicrohttpd applies for a ledger limit of `limit`: room for the connections shut down and
+    /// not yet closed, and for newcomers about to be refused here (an eighth more, at least 4).
+    static func libmicrohttpdLimit(_ limit: UInt32) -> UInt32 {
+        let (sum, overflow) = limit.addingReportingOverflow(max(4, limit / 8))
+        return overflow ? .max : sum
+    }
+
     /// Lists a connection that opened at `now`; returns its tag (never 0) and the socket to shut down to make
-    /// room for it, if any (marked cut).
+    /// room for it, or its own when it is over a limit with nothing to close, if any (marked cut).
     mutating func open(descriptor: Int32, address: [UInt8]?, at now: ContinuousClock.Instant) -> (
         tag: UInt, victim: Int32?
     ) {
@@ -66,6 +83,9 @@ struct ConnectionLedger: Sendable {
         }
         if victim == nil, let softTotal, live(from: nil) > softTotal {
             victim = evictable(from: nil, sparing: tag, at: now)
+        }
+        if victim == nil, live(from: nil) > maxTotal || (address.map { live(from: $0) > maxPerAddress } ?? false) {
+            victim = tag
         }
         guard let victim else { return (tag, nil) }
         entries[victim]?.cut = true

@@ -59,7 +59,7 @@ final class HTTPServerCore: Sendable {
         let cls = Unmanaged.passRetained(self).toOpaque()
         let daemon = sk_mhd_start_on_socket(
             Self.flags, listener, accessHandler, cls, requestCompleted, uriLogged, connectionNotified,
-            limits.maxConnections, limits.connectionTimeoutSeconds, memoryLimit)
+            ConnectionLedger.libmicrohttpdLimit(limits.maxConnections), limits.connectionTimeoutSeconds, memoryLimit)
         guard let daemon else {
             Unmanaged<HTTPServerCore>.fromOpaque(cls).release()
             throw HTTPServerError(description: "libmicrohttpd refused the socket")
@@ -104,8 +104,9 @@ final class HTTPServerCore: Sendable {
                 HTTPServerTLS.withPEM(tls) { key, certificate in
                     sk_mhd_start(
                         flags, address, accessHandler, cls, requestCompleted, uriLogged, connectionNotified,
-                        limits.maxConnections, limits.maxConnectionsPerAddress, limits.connectionTimeoutSeconds,
-                        memory, 128, key, certificate)
+                        ConnectionLedger.libmicrohttpdLimit(limits.maxConnections),
+                        ConnectionLedger.libmicrohttpdLimit(limits.maxConnectionsPerAddress),
+                        limits.connectionTimeoutSeconds, memory, 128, key, certificate)
                 }
             }
         }

@@ -85,10 +85,11 @@ package struct HTTPServerLimits: Sendable, Equatable {
     /// Connections open at once, idle keep-alive ones included (each has a thread of its own); more are
     /// closed unanswered when accepted. Beyond seven eighths of it (from eight up) a newcomer makes room by
     /// closing the connection without credentials that has waited longest for its request
-    /// (``ConnectionLedger``).
+    /// (``ConnectionLedger``; libmicrohttpd's own limit stands an eighth higher, for the connections being
+    /// closed).
     package var maxConnections: UInt32
-    /// Connections open at once from one IP address (libmicrohttpd's per-IP limit; more from it are closed
-    /// unanswered when accepted); room is made beyond seven eighths of it as for ``maxConnections``.
+    /// Connections open at once from one IP address; more from it are closed unanswered when accepted, and
+    /// room is made beyond seven eighths of it, as for ``maxConnections``.
     package var maxConnectionsPerAddress: UInt32
     /// Idle seconds before a connection (between or within requests) is closed.
     package var connectionTimeoutSeconds: UInt32

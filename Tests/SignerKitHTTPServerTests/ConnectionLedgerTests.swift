@@ -100,4 +100,24 @@ struct ConnectionLedgerTests {
         }
         #expect(crowded.open(descriptor: 51, address: address, at: at(30)).victim == 20, "15 of 16: the oldest of all")
     }
+
+    @Test("at a limit with nothing to close, the newcomer itself is closed; libmicrohttpd's limits stand higher")
+    func limits() {
+        var ledger = ConnectionLedger(receiveTimeout: .seconds(10), maxConnections: 8, maxConnectionsPerAddress: 8)
+        for index in 0..<8 { #expect(ledger.open(descriptor: Int32(index), address: address, at: at(0)).victim == nil) }
+        #expect(ledger.open(descriptor: 8, address: address, at: at(10)).victim == 8, "all young and silent")
+
+        var perAddress = ConnectionLedger(receiveTimeout: .seconds(10), maxConnections: 64, maxConnectionsPerAddress: 4)
+        for index in 0..<4 {
+            let (tag, victim) = perAddress.open(descriptor: Int32(index), address: address, at: at(0))
+            perAddress.lineArrived(tag)
+            #expect(victim == nil)
+        }
+        #expect(perAddress.open(descriptor: 4, address: address, at: at(10)).victim == 4, "no room is made below 8")
+        #expect(perAddress.open(descriptor: 5, address: other, at: at(10)).victim == nil)
+
+        #expect(ConnectionLedger.libmicrohttpdLimit(2) == 6)
+        #expect(ConnectionLedger.libmicrohttpdLimit(256) == 288)
+        #expect(ConnectionLedger.libmicrohttpdLimit(.max) == .max)
+    }
 }
