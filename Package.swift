@@ -128,7 +128,7 @@ let package = Package(
         // The one HTTP server layer (`package` access) on libmicrohttpd: loopback callbacks, local test services.
         .target(
             name: "SignerKitHTTPServer",
-            dependencies: ["CMicroHTTPD", "SignerKitSupport", "SecureMemory"],
+            dependencies: ["CMicroHTTPD", "SignerKitSupport", "SecureMemory", "EthereumPrimitives"],
             swiftSettings: strictSwift
         ),
         .target(

@@ -74,7 +74,7 @@ enum ServeCommands {
         do {
             server = try HTTPServer(
                 host: configuration.host, port: configuration.port, limits: handler.limits, tls: tls,
-                handler: { request in await handler.handle(request) })
+                headCheck: { head in handler.checkHead(head) }, handler: { request in await handler.handle(request) })
         } catch {
             throw .invalidInput("listen: \(error)")
         }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import EthereumPrimitives
 import Foundation
 import Synchronization
 
@@ -21,6 +22,11 @@ import Synchronization
 ///
 /// Connections are keep-alive (HTTP/1.1 rules); sockets are close-on-exec (libmicrohttpd opens them with
 /// `SOCK_CLOEXEC`) and never raise `SIGPIPE`. Limits are one ``HTTPServerLimits``.
+///
+/// Slow and hostile clients: a whole request must arrive within ``HTTPServerLimits/requestReceiveTimeout``
+/// (read on the server's clock by a sweeping thread), a connection that never showed credentials (see
+/// ``HeadCheck``) is closed to make room for a newcomer when the server is nearly full, and a head with
+/// ambiguous framing (RFC 9112 §6) or a field cut short by a NUL byte is refused before its body is read.
 package final class HTTPServer: Sendable {
     /// Handles one request.
     package typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPServerResponse
@@ -36,12 +42,14 @@ package final class HTTPServer: Sendable {
     package let usesTLS: Bool
 
     /// Binds `host`:`port` (an IPv4 or IPv6 literal; port 0 picks a free port) and starts serving, HTTPS
-    /// with `tls`.
+    /// with `tls`. Receive deadlines are read on `clock`; `headCheck` decides on each request once its head
+    /// has arrived (by default every request is read and dispatched, none credentialed).
     package init(
         host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(),
-        tls: HTTPServerTLS? = nil, handler: @escaping Handler
+        tls: HTTPServerTLS? = nil, clock: any SignerClock = SystemClock(),
+        headCheck: @escaping HeadCheck = { _ in .anonymous }, handler: @escaping Handler
     ) throws(HTTPServerError) {
-        let core = HTTPServerCore(limits: limits, handler: handler)
+        let core = HTTPServerCore(limits: limits, clock: clock, headCheck: headCheck, handler: handler)
         self.port = try core.start(host: host, port: port, tls: tls)
         self.host = host
         self.core = core
@@ -53,9 +61,12 @@ package final class HTTPServer: Sendable {
     /// user id (``HTTPServerRequest/peerUserID``). ``port`` is 0 and ``host`` the path. The socket file stays
     /// after ``stop()``: the caller removes it.
     package init(
-        unixSocketPath path: String, limits: HTTPServerLimits = HTTPServerLimits(), handler: @escaping Handler
+        unixSocketPath path: String, limits: HTTPServerLimits = HTTPServerLimits(),
+        clock: any SignerClock = SystemClock(),
+        headCheck: @escaping HeadCheck = { _ in .anonymous }, handler: @escaping Handler
     ) throws(HTTPServerError) {
-        let core = HTTPServerCore(limits: limits, isUnixSocket: true, handler: handler)
+        let core = HTTPServerCore(
+            limits: limits, isUnixSocket: true, clock: clock, headCheck: headCheck, handler: handler)
         let listener = try UnixSocket.bindAndListen(path: path, backlog: 16)
         do {
             try core.start(listeningOn: listener)

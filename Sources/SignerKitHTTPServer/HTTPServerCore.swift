@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Dispatch
+import EthereumPrimitives
 import Synchronization
 
 #if canImport(Glibc)
@@ -12,6 +13,10 @@ import Synchronization
 final class HTTPServerCore: Sendable {
     let limits: HTTPServerLimits
     let handler: HTTPServer.Handler
+    /// Decides on each request once its head has arrived.
+    let headCheck: HTTPServer.HeadCheck
+    /// The open connections: receive deadlines, room for newcomers.
+    let watch: ConnectionWatch
 
     private struct State {
         /// The daemon's address (an `OpaquePointer` is not `Sendable`); 0 once stopped.
@@ -30,10 +35,15 @@ final class HTTPServerCore: Sendable {
     /// True when the daemon listens on a Unix-domain socket (requests then carry the peer's user id).
     let isUnixSocket: Bool
 
-    init(limits: HTTPServerLimits, isUnixSocket: Bool = false, handler: @escaping HTTPServer.Handler) {
+    init(
+        limits: HTTPServerLimits, isUnixSocket: Bool = false, clock: any SignerClock,
+        headCheck: @escaping HTTPServer.HeadCheck, handler: @escaping HTTPServer.Handler
+    ) {
         self.limits = limits
         self.isUnixSocket = isUnixSocket
         self.handler = handler
+        self.headCheck = headCheck
+        watch = ConnectionWatch(limits: limits, clock: clock)
     }
 
     /// A listening thread, and a thread of its own for each connection (which runs its requests' handlers).
@@ -48,14 +58,15 @@ final class HTTPServerCore: Sendable {
     func start(listeningOn listener: Int32) throws(HTTPServerError) {
         let cls = Unmanaged.passRetained(self).toOpaque()
         let daemon = sk_mhd_start_on_socket(
-            Self.flags, listener, accessHandler, cls, requestCompleted, uriLogged, limits.maxConnections,
-            limits.connectionTimeoutSeconds, memoryLimit)
+            Self.flags, listener, accessHandler, cls, requestCompleted, uriLogged, connectionNotified,
+            ConnectionLedger.libmicrohttpdLimit(limits.maxConnections), limits.connectionTimeoutSeconds, memoryLimit)
         guard let daemon else {
             Unmanaged<HTTPServerCore>.fromOpaque(cls).release()
             throw HTTPServerError(description: "libmicrohttpd refused the socket")
         }
         let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon)))
         state.withLock { $0.daemon = address }
+        watch.startSweeping()
     }
 
     /// The TLS identity, kept (key in secure memory) while the daemon runs.
@@ -92,8 +103,10 @@ final class HTTPServerCore: Sendable {
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 HTTPServerTLS.withPEM(tls) { key, certificate in
                     sk_mhd_start(
-                        flags, address, accessHandler, cls, requestCompleted, uriLogged, limits.maxConnections,
-                        limits.maxConnections, limits.connectionTimeoutSeconds, memory, 128, key, certificate)
+                        flags, address, accessHandler, cls, requestCompleted, uriLogged, connectionNotified,
+                        ConnectionLedger.libmicrohttpdLimit(limits.maxConnections),
+                        ConnectionLedger.libmicrohttpdLimit(limits.maxConnectionsPerAddress),
+                        limits.connectionTimeoutSeconds, memory, 128, key, certificate)
                 }
             }
         }
@@ -105,6 +118,7 @@ final class HTTPServerCore: Sendable {
         }
         let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon)))
         state.withLock { $0.daemon = address }
+        watch.startSweeping()
         return sk_mhd_bound_port(daemon)
     }
 
@@ -124,6 +138,7 @@ final class HTTPServerCore: Sendable {
             }
         }
         MHD_stop_daemon(daemon)
+        watch.stopSweeping()
         if listener >= 0 { close(listener) }
         tlsIdentity.withLock { identity in
             identity?.key.wipe()
@@ -203,6 +218,7 @@ final class HTTPRequestContext: Sendable {
     let target: String
     private struct State {
         var headSeen = false
+        var head: HTTPServerRequest?
         var body: [UInt8] = []
         var tooLarge = false
         var dispatched = false
@@ -233,6 +249,12 @@ final class HTTPRequestContext: Sendable {
             return !state.headSeen
         }
     }
+
+    /// Keeps the request's head (method, target, fields, peer; no body) for the dispatch.
+    func keep(_ head: HTTPServerRequest) { state.withLock { $0.head = head } }
+
+    /// The head ``keep(_:)`` kept.
+    var head: HTTPServerRequest? { state.withLock { $0.head } }
 
     var tooLarge: Bool { state.withLock { $0.tooLarge } }
 

@@ -83,10 +83,20 @@ package struct HTTPServerResponse: Sendable {
 /// The one set of limits every server built on this layer uses (defaults fit a loopback service).
 package struct HTTPServerLimits: Sendable, Equatable {
     /// Connections open at once, idle keep-alive ones included (each has a thread of its own); more are
-    /// closed unanswered when accepted.
+    /// closed unanswered when accepted. Beyond seven eighths of it (from eight up) a newcomer makes room by
+    /// closing the connection without credentials that has waited longest for its request
+    /// (``ConnectionLedger``; libmicrohttpd's own limit stands an eighth higher, for the connections being
+    /// closed).
     package var maxConnections: UInt32
+    /// Connections open at once from one IP address; more from it are closed unanswered when accepted, and
+    /// room is made beyond seven eighths of it, as for ``maxConnections``.
+    package var maxConnectionsPerAddress: UInt32
     /// Idle seconds before a connection (between or within requests) is closed.
     package var connectionTimeoutSeconds: UInt32
+    /// How long a whole request (request line, header fields, body) may take to arrive, from the
+    /// connection's start or from the end of the previous answer on a keep-alive connection; then the
+    /// connection is closed without an answer, however steadily bytes trickle in.
+    package var requestReceiveTimeout: Duration
     /// Bytes of request line plus header fields; beyond it the answer is `431` (a request line that
     /// alone is too long gets `414`).
     package var maxHeaderBytes: Int
@@ -95,13 +105,17 @@ package struct HTTPServerLimits: Sendable, Equatable {
     /// How long ``HTTPServer/stop()`` lets requests in flight finish before cancelling their handlers.
     package var shutdownGrace: Duration
 
-    /// The limits (64 connections, 10 s idle, 64 KiB head, 1 MiB body, 10 s grace).
+    /// The limits (64 connections, 64 from one address, 10 s idle, 10 s to receive a request, 64 KiB head,
+    /// 1 MiB body, 10 s grace).
     package init(
-        maxConnections: UInt32 = 64, connectionTimeoutSeconds: UInt32 = 10, maxHeaderBytes: Int = 64 * 1024,
-        maxBodyBytes: Int = 1 << 20, shutdownGrace: Duration = .seconds(10)
+        maxConnections: UInt32 = 64, maxConnectionsPerAddress: UInt32 = 64, connectionTimeoutSeconds: UInt32 = 10,
+        requestReceiveTimeout: Duration = .seconds(10), maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 1 << 20,
+        shutdownGrace: Duration = .seconds(10)
     ) {
         self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.requestReceiveTimeout = requestReceiveTimeout
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
         self.shutdownGrace = shutdownGrace

@@ -287,8 +287,17 @@ public struct ServiceLimits: Sendable, Equatable {
     /// with `Retry-After` before any JSON-RPC processing.
     public var maxConcurrentRequests: Int = 64
     /// Connections open at once, idle keep-alive ones included (`maxConnections`, default 256; each has a
-    /// thread of its own); more are closed unanswered (an idle connection closes after 10 s).
+    /// thread of its own); more are closed unanswered (an idle connection closes after 10 s). Past seven
+    /// eighths of it a newcomer makes room: the connection without a valid token that has waited longest for
+    /// its request is closed.
     public var maxConnections: Int = 256
+    /// Connections open at once from one IP address (`maxConnectionsPerAddress`, default 64; room is made past
+    /// seven eighths of it as for ``maxConnections``); more from it are closed unanswered.
+    public var maxConnectionsPerAddress: Int = 64
+    /// How long a whole request (request line, headers, body) may take to arrive, from the connection's start
+    /// or the end of the previous answer on a keep-alive connection (`requestReceiveTimeoutMs`, default
+    /// 10,000); then the connection is closed without an answer.
+    public var requestReceiveTimeout: Duration = .seconds(10)
     /// Longest a request may take, upstream calls included (`requestTimeoutMs`, default 30,000).
     public var requestTimeout: Duration = .seconds(30)
     /// Most calls in one JSON-RPC batch (`maxBatchSize`, default 100).
@@ -306,14 +315,20 @@ public struct ServiceLimits: Sendable, Equatable {
 
     init(_ json: ConfigurationReader) throws(ServiceConfigurationError) {
         try json.object(allowing: [
-            "maxBodyBytes", "maxConcurrentRequests", "maxConnections", "requestTimeoutMs", "maxBatchSize",
-            "idempotencyLeaseMs",
+            "maxBodyBytes", "maxConcurrentRequests", "maxConnections", "maxConnectionsPerAddress",
+            "requestReceiveTimeoutMs", "requestTimeoutMs", "maxBatchSize", "idempotencyLeaseMs",
         ])
         if let value = json["maxBodyBytes"].ifPresent { maxBodyBytes = try value.integer(in: 256...(64 << 20)) }
         if let value = json["maxConcurrentRequests"].ifPresent {
             maxConcurrentRequests = try value.integer(in: 1...4096)
         }
         if let value = json["maxConnections"].ifPresent { maxConnections = try value.integer(in: 1...10_000) }
+        if let value = json["maxConnectionsPerAddress"].ifPresent {
+            maxConnectionsPerAddress = try value.integer(in: 1...10_000)
+        }
+        if let value = json["requestReceiveTimeoutMs"].ifPresent {
+            requestReceiveTimeout = .milliseconds(try value.integer(in: 100...600_000))
+        }
         if let value = json["requestTimeoutMs"].ifPresent {
             requestTimeout = .milliseconds(try value.integer(in: 1...600_000))
         }

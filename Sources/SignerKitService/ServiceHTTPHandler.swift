@@ -6,8 +6,9 @@ import SignerKitSupport
 
 /// The service on HTTP: `POST /` with `Authorization: Bearer <token>` carries JSON-RPC; `GET /healthz`
 /// answers `{"status":"ok"}`; `GET /metrics` the Prometheus metrics. A missing or unknown token gets 401
-/// before any JSON-RPC processing. Every request is logged as one JSON line (`log`), every call is written
-/// to the audit log and synced before the answer leaves.
+/// before any JSON-RPC processing (on a server given ``checkHead(_:)``, before the body is even read). Every
+/// request is logged as one JSON line (`log`), every call is written to the audit log and synced before the
+/// answer leaves.
 package struct ServiceHTTPHandler: Sendable {
     /// The service answering.
     package let service: SignerService
@@ -33,9 +34,22 @@ package struct ServiceHTTPHandler: Sendable {
 
     /// The server limits of the service's configuration.
     package var limits: HTTPServerLimits {
-        HTTPServerLimits(
-            maxConnections: UInt32(service.configuration.limits.maxConnections),
-            maxBodyBytes: service.configuration.limits.maxBodyBytes)
+        let limits = service.configuration.limits
+        return HTTPServerLimits(
+            maxConnections: UInt32(limits.maxConnections),
+            maxConnectionsPerAddress: UInt32(limits.maxConnectionsPerAddress),
+            requestReceiveTimeout: limits.requestReceiveTimeout, maxBodyBytes: limits.maxBodyBytes)
+    }
+
+    /// The server's decision on a request's head (``HTTPServer/HeadCheck``): `POST /` with a valid token is
+    /// credentialed (its connection keeps its slot when the server makes room), without one it is answered
+    /// 401 at once, its body unread; anything else is read as usual.
+    package func checkHead(_ head: HTTPServerRequest) -> HTTPServerHeadVerdict {
+        guard head.method == "POST", head.path == "/" else { return .anonymous }
+        guard authenticated(head) != nil else {
+            return .refuse(unauthorized(Exchange(requestID: RequestIDs.next(), start: ContinuousClock.now)))
+        }
+        return .credentialed
     }
 
     /// Answers one request.
@@ -59,13 +73,7 @@ package struct ServiceHTTPHandler: Sendable {
     /// `POST /`: authenticate, answer (once per `Idempotency-Key`), audit, log.
     func jsonRPC(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let exchange = Exchange(requestID: RequestIDs.next(), start: ContinuousClock.now)
-        guard let client = authenticated(request) else {
-            metrics.recordUnauthorized()
-            log(exchange.logLine(client: nil, calls: 0, status: 401))
-            return HTTPServerResponse(
-                status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Content-Type", "application/json")],
-                body: Array(#"{"error":"unauthorized"}"#.utf8))
-        }
+        guard let client = authenticated(request) else { return unauthorized(exchange) }
         guard gate.tryEnter() else {
             metrics.recordOverloaded()
             var response = refuse(
@@ -119,13 +127,25 @@ package struct ServiceHTTPHandler: Sendable {
         return true
     }
 
+    /// The 401 of a request without a valid token (counted and logged).
+    func unauthorized(_ exchange: Exchange) -> HTTPServerResponse {
+        metrics.recordUnauthorized()
+        log(exchange.logLine(client: nil, calls: 0, status: 401))
+        return HTTPServerResponse(
+            status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Content-Type", "application/json")],
+            body: Array(#"{"error":"unauthorized"}"#.utf8))
+    }
+
     /// What the service answers when the audit trail cannot be written.
     static let auditFailure = json(503, #"{"error":"the audit log could not be written"}"#)
 
-    /// The client of the request's one `Authorization: Bearer` header.
+    /// The client of the request's one `Authorization: Bearer` header; none when the value holds a control
+    /// character (a NUL and what follows it must never be cut off into a shorter, valid token).
     func authenticated(_ request: HTTPServerRequest) -> ServiceClient? {
         let values = request.values("authorization")
         guard values.count == 1, let value = values.first else { return nil }
+        let isControl: (UInt8) -> Bool = { ($0 < 0x20 && $0 != UInt8(ascii: "\t")) || $0 == 0x7F }
+        guard !value.utf8.contains(where: isControl) else { return nil }
         // `Bearer` (any case), spaces, the token; spaces and tabs around the token are not part of it.
         var bytes = Substring(value).utf8[...]
         let scheme = bytes.prefix { $0 != UInt8(ascii: " ") }

@@ -159,6 +159,14 @@ struct ServeTests {
                 #"{"listen": "127.0.0.1:0", "keys": [{"keyFile": "missing.hex"}], "clients": [{"name": "a", "tokenSha256": "\#(Self.tokenHash)"}]}"#,
                 "keys[0]"
             ),
+            (
+                #"{"listen": "127.0.0.1:0", "keys": [{"keyFile": "k.hex"}], "clients": [{"name": "a", "tokenSha256": "\#(Self.tokenHash)"}], "limits": {"maxConnectionsPerAddress": 0}}"#,
+                "limits.maxConnectionsPerAddress"
+            ),
+            (
+                #"{"listen": "127.0.0.1:0", "keys": [{"keyFile": "k.hex"}], "clients": [{"name": "a", "tokenSha256": "\#(Self.tokenHash)"}], "limits": {"requestReceiveTimeoutMs": 20}}"#,
+                "limits.requestReceiveTimeoutMs"
+            ),
         ]
         for (index, (text, expected)) in cases.enumerated() {
             let path = try directory.write("bad-\(index).json", text)

@@ -1,5 +1,6 @@
 import Foundation
 import SignerKitHTTPServer
+import SignerKitTestSupport
 import Testing
 
 @Suite("HTTP server: the connection limit")
