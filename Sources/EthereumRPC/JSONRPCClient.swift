@@ -69,7 +69,7 @@ public final class JSONRPCClient: EthereumNode {
     /// Sends `method` with `params` and returns the `result` member of the response (possibly `null`).
     public func call(method: String, params: [JSONValue]) async throws(NodeError) -> JSONValue {
         // Never past the deadline of the request this call serves (``CallerDeadline``).
-        let deadline = CallerDeadline.bounding(clock.now.advanced(by: timeout))
+        let deadline = CallerDeadline.bounding(clock.now.advanced(by: timeout), on: clock)
         var id = 0
         let response: HTTPResponse
         do {

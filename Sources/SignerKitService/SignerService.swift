@@ -203,7 +203,7 @@ public final class SignerService: Sendable {
                 result = .failure(.requestTimeUsedUp)
             } else {
                 var working = record
-                result = await CallerDeadline.within(deadline) {
+                result = await CallerDeadline.within(deadline, on: clock) {
                     await perform(call, client: client, requestKey: requestKey, deadline: deadline, record: &working)
                 }
                 record = working

@@ -19,7 +19,7 @@ struct CallerDeadlineTests {
             url: try #require(URL(string: "http://node.test/rpc")), timeout: .seconds(30), transport: transport,
             clock: clock)
         let callerDeadline = clock.now.advanced(by: .seconds(2))
-        _ = await CallerDeadline.within(callerDeadline) { try? await client.chainId() }
+        _ = await CallerDeadline.within(callerDeadline, on: clock) { try? await client.chainId() }
         _ = try await client.chainId()
         let deadlines = transport.requests.map(\.deadline)
         #expect(deadlines == [callerDeadline, clock.now.advanced(by: .seconds(30))])
@@ -28,12 +28,27 @@ struct CallerDeadlineTests {
 
     @Test("an inner deadline later than the caller's does not extend it")
     func innerDeadlineNeverExtends() async {
-        let now = ContinuousClock.now
-        let outer = now.advanced(by: .seconds(1))
-        let seen = await CallerDeadline.within(outer) {
-            await CallerDeadline.within(now.advanced(by: .seconds(60))) { CallerDeadline.current }
+        let clock = ManualClock()
+        let outer = clock.now.advanced(by: .seconds(1))
+        let seen = await CallerDeadline.within(outer, on: clock) {
+            await CallerDeadline.within(clock.now.advanced(by: .seconds(60)), on: clock) {
+                CallerDeadline.current?.instant
+            }
         }
         #expect(seen == outer)
-        #expect(CallerDeadline.bounding(now.advanced(by: .seconds(5))) == now.advanced(by: .seconds(5)))
+        let later = clock.now.advanced(by: .seconds(5))
+        #expect(CallerDeadline.bounding(later, on: clock) == later, "no caller deadline: its own")
+    }
+
+    @Test("a call on another clock gets the time that remains on the caller's clock")
+    func otherClock() async {
+        let caller = ManualClock()
+        let callee = ManualClock()
+        callee.advance(by: .seconds(3600))
+        let deadline = caller.now.advanced(by: .seconds(2))
+        let bounded = await CallerDeadline.within(deadline, on: caller) {
+            CallerDeadline.bounding(callee.now.advanced(by: .seconds(30)), on: callee)
+        }
+        #expect(bounded == callee.now.advanced(by: .seconds(2)))
     }
 }

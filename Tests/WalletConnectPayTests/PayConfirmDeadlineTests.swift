@@ -15,10 +15,13 @@ struct PayConfirmDeadlineTests {
         let service = try startService()
         defer { service.stop() }
         let clock = ManualClock()
-        // A back-off of 10 s, far past the 2 s + 1 s the confirm may take.
+        // A back-off of two hours, past the hour and a second the confirm may take. (The clock never moves in
+        // this test; the hour keeps the real HTTP exchanges' deadlines, which are read on it, far away however
+        // slow the machine is.)
         let slowRetry = PayRetryPolicy(
-            maxRetries: 5, baseDelay: .seconds(10), maxDelay: .seconds(10), retryAfterCap: .seconds(10), jitter: 0)
-        let client = makeClient(service, retry: slowRetry, requestTimeout: .seconds(2), clock: clock)
+            maxRetries: 5, baseDelay: .seconds(7200), maxDelay: .seconds(7200), retryAfterCap: .seconds(7200),
+            jitter: 0)
+        let client = makeClient(service, retry: slowRetry, requestTimeout: .seconds(3600), clock: clock)
         let (key, dispatcher) = try makeWallet()
         let id = service.createPayment()
         let options = try await client.paymentOptions(paymentId: id, accounts: [baseAccount(key)])

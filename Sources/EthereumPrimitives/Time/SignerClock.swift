@@ -37,23 +37,37 @@ public struct SystemClock: SignerClock {
 /// request, the dispatcher the one its caller gave. Calls that have a time limit of their own (a node call's
 /// timeout) end at the earlier of the two, so one request never outlasts the time it was given by running
 /// several calls of a full timeout each.
-public enum CallerDeadline {
-    /// The deadline of the current task (inherited by the tasks it starts); `nil`: none.
-    @TaskLocal public static var current: ContinuousClock.Instant?
+///
+/// A deadline is read on the clock it was set on: a call on another clock (a node client on the system clock
+/// under a dispatcher on a test's manual clock) is given the time that remains, measured on the caller's clock.
+public struct CallerDeadline: Sendable {
+    /// The instant, on ``clock``.
+    public let instant: ContinuousClock.Instant
+    /// The clock the instant is on.
+    public let clock: any SignerClock
 
-    /// `deadline`, or the caller's deadline when that is earlier.
-    public static func bounding(_ deadline: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    /// The deadline of the current task (inherited by the tasks it starts); `nil`: none.
+    @TaskLocal public static var current: CallerDeadline?
+
+    /// The time left until the deadline on its clock (negative once it has passed).
+    public var remaining: Duration { clock.now.duration(to: instant) }
+
+    /// `deadline` (an instant of `clock`), or the caller's deadline when that comes first.
+    public static func bounding(_ deadline: ContinuousClock.Instant, on clock: any SignerClock)
+        -> ContinuousClock.Instant
+    {
         guard let current else { return deadline }
-        return min(deadline, current)
+        return min(deadline, clock.now.advanced(by: current.remaining))
     }
 
-    /// Runs `body` with `deadline` (or the caller's, when earlier) as the current deadline; `nil` keeps the
-    /// caller's.
+    /// Runs `body` with `deadline` on `clock` (or the caller's deadline, when earlier) as the current deadline;
+    /// `nil` keeps the caller's.
     public static func within<T: Sendable>(
-        _ deadline: ContinuousClock.Instant?, isolation: isolated (any Actor)? = #isolation,
-        _ body: () async -> T
+        _ deadline: ContinuousClock.Instant?, on clock: any SignerClock,
+        isolation: isolated (any Actor)? = #isolation, _ body: () async -> T
     ) async -> T {
         guard let deadline else { return await body() }
-        return await $current.withValue(bounding(deadline), operation: body, isolation: isolation)
+        let bounded = CallerDeadline(instant: bounding(deadline, on: clock), clock: clock)
+        return await $current.withValue(bounded, operation: body, isolation: isolation)
     }
 }

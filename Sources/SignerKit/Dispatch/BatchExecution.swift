@@ -60,7 +60,7 @@ extension RpcDispatcher {
             nonceReservationLease: configuration.nonceReservationLease)
         let run = BatchRun(jobs: jobs, plan: plan, batch: batch, configuration: configuration, deadline: deadline)
         // Node calls (fills, sends, receipts) end by the caller's deadline too, not a full timeout each.
-        let results = await CallerDeadline.within(deadline) { await run.results() }
+        let results = await CallerDeadline.within(deadline, on: configuration.clock) { await run.results() }
         switch results {
         case .success(let results):
             if let journal = batch.journal {
