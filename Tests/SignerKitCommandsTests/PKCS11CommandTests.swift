@@ -65,8 +65,8 @@ struct PKCS11ChildProcessTests {
 struct PKCS11InProcessTests {
     let store: CLIHSM.Store
 
-    init() throws {
-        store = try CLIHSM.inProcessStore()
+    init() async throws {
+        store = try await CLIHSM.inProcessStore()
     }
 
     /// Runs `signerkit` with the store's environment.
