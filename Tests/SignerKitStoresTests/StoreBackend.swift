@@ -67,8 +67,9 @@ extension PostgresServer {
     }
 }
 
-/// Polls `condition` every 100 ms until it holds (then true) or `limit` has passed (then false): for what
-/// happens after a lease, whose end the tests wait for without asserting how soon it comes.
-func eventually(within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
+/// Polls `condition` (``RealTime``) until it holds (then true) or `limit` has passed (then false): for what
+/// happens after a lease, whose end the tests wait for without asserting how soon it comes. The bound only
+/// ends a hang.
+func eventually(within limit: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     try await RealTime.poll(within: limit, until: condition)
 }
