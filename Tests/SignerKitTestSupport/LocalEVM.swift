@@ -86,7 +86,8 @@ public final class LocalEVM: Sendable {
         defer { try? log.close() }
         let stdout = ChildProcess.makePipe()
         let process = try launch(venv.appendingPathComponent("bin/python"), arguments, stdout: stdout, stderr: log)
-        let line = await readLine(from: stdout.fileHandleForReading, within: .seconds(90))
+        // The node listens about a second after it starts; the bound only ends a hang.
+        let line = await readLine(from: stdout.fileHandleForReading, within: .seconds(30))
         guard let line, line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)), port > 0,
             let url = URL(string: "http://127.0.0.1:\(port)")
         else {
@@ -185,7 +186,8 @@ public final class LocalEVM: Sendable {
         environment["SIGNERKIT_EVM_VENV"] = venv.path
         let process = try launch(
             URL(fileURLWithPath: "/bin/bash"), [script.path], environment: environment, stdout: log, stderr: log)
-        // pip may download; half an hour is far more than a fresh install takes.
+        // Provisioning, not a test's wait: it returns at once when the venv is current (scripts/test.sh makes it
+        // before the tests run); only a fresh checkout's first run downloads, and pip may take minutes for that.
         guard ChildProcess.awaitExit(process, within: .seconds(1800)) else {
             ChildProcess.terminate(process)
             throw LocalEVMError(description: "scripts/evm-node/install.sh did not finish within 30 minutes")
