@@ -30,7 +30,7 @@ struct ServeIdempotencyTests {
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", "Bearer \(token)")]
         if let key { headers.append(HTTPHeader("Idempotency-Key", key)) }
         let request = HTTPRequest(
-            method: "POST", url: service.url, headers: headers + extra, body: Array(body.utf8), timeout: .seconds(60))
+            method: "POST", url: service.url, headers: headers + extra, body: Array(body.utf8), timeout: .seconds(30))
         return try await transport.send(request)
     }
 

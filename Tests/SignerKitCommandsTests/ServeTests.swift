@@ -33,7 +33,8 @@ final class ServiceProcess: Sendable {
         process.standardOutput = FileHandle.nullDevice
         try ChildProcess.run(process)
         // The listening line, or nil once the child exited.
-        let listening = await RealTime.first(within: .seconds(120)) { () -> URL?? in
+        // The service starts at the machine's pace; the bound only ends a hang.
+        let listening = await RealTime.first(within: .seconds(30)) { () -> URL?? in
             let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first, line.hasPrefix("listening ") {
                 return .some(URL(string: String(line.dropFirst(10))))
@@ -87,9 +88,9 @@ final class ServiceProcess: Sendable {
         }
     }
 
-    /// Waits up to 60 s (a loaded machine) for a log line whose `msg` starts with `prefix`; returns it.
+    /// Waits up to 30 s (a hang bound) for a log line whose `msg` starts with `prefix`; returns it.
     func awaitLogLine(withMessagePrefix prefix: String, after count: Int = 0) async throws -> JSONValue? {
-        await RealTime.first(within: .seconds(60)) {
+        await RealTime.first(within: .seconds(30)) {
             logLines.dropFirst(count).first { $0["msg"]?.stringValue?.hasPrefix(prefix) ?? false }
         }
     }

@@ -58,7 +58,7 @@ struct WaypointSignInCommandTests {
         var current = link
         for _ in 0..<4 {
             guard let url = URL(string: current) else { break }
-            var request = HTTPRequest(method: "GET", url: url, timeout: .seconds(60))
+            var request = HTTPRequest(method: "GET", url: url, timeout: .seconds(30))
             request.deliversRedirects = true
             let response = try await CurlHTTPTransport.shared.send(request)
             guard (300..<400).contains(response.status), let location = response.header("Location") else { break }
@@ -68,14 +68,14 @@ struct WaypointSignInCommandTests {
         return CommandResult(status: status, stdout: io.output, stderr: io.error)
     }
 
-    /// The rest of the first line of `text()` that starts with `prefix`, waiting up to 60 s for it.
+    /// The rest of the first line of `text()` that starts with `prefix`, waiting up to 30 s for it (a hang bound).
     static func line(after prefix: String, _ text: @Sendable () -> String) async throws -> String {
-        let found = await RealTime.first(within: .seconds(60)) {
+        let found = await RealTime.first(within: .seconds(30)) {
             text().split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map {
                 String($0.dropFirst(prefix.count))
             }
         }
         if let found { return found }
-        throw FixtureError(description: "no line starting with \(prefix.debugDescription) within 60 s")
+        throw FixtureError(description: "no line starting with \(prefix.debugDescription) within 30 s")
     }
 }

@@ -84,7 +84,7 @@ struct Web3ClientTests {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         try ChildProcess.run(process)
-        await waitForExit(process, killAfter: .seconds(120))
+        await waitForExit(process)
         #expect(process.terminationReason == .exit, "the web3.py client did not exit by itself")
         return CommandResult(
             status: process.terminationStatus,
