@@ -109,7 +109,7 @@ public final class LocalEVM: Sendable {
 
     /// One JSON-RPC call to the node; the `result` member of its answer.
     public func call(_ method: String, _ params: [JSONValue]) async throws -> JSONValue {
-        var request = URLRequest(url: url)
+        var request = URLRequest(url: url, timeoutInterval: 30)  // a hang bound (URLSession's default is 60 s)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         let body = JSONValue.object(

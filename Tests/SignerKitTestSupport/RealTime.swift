@@ -28,6 +28,14 @@ public enum RealTime {
         }
     }
 
+    /// The value of `task` once it has ended, or `nil` when it has not within `limit` (the bound only ends a
+    /// hang: a test of "this never hangs" fails at the bound instead of waiting for the run's timeout).
+    public static func value<T: Sendable>(of task: Task<T, Never>, within limit: Duration) async -> T? {
+        let ended = Arrivals<T>()
+        Task { ended.append(await task.value) }
+        return await first(within: limit) { ended.all.first }
+    }
+
     /// ``poll(within:until:)`` for a plain thread (never Swift's cooperative pool): blocks it between looks.
     public static func pollBlocking(within limit: Duration, until condition: () -> Bool) -> Bool {
         let deadline = ContinuousClock.now.advanced(by: limit)
