@@ -25,7 +25,7 @@ struct WaypointSignInCommandTests {
         let origin = try await Self.line(after: "listening: ") { wallet.output }
         let base = [
             "waypoint", "authorize", "--origin", origin, "--client-id", "cli-test-client", "--jwks",
-            "\(origin)/.well-known/jwks.json", "--timeout", "60",
+            "\(origin)/.well-known/jwks.json", "--timeout", "30",
         ]
 
         let verified = try await Self.authorize(base)
