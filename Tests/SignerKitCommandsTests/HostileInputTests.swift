@@ -305,7 +305,8 @@ struct HostileInputTests {
             try process.run()
             return process
         }
-        // Control: an ordinary process of that user is dumpable, so its status file is its own.
+        // Control: an ordinary process of that user is dumpable, so its status file is its own (a child process
+        // is the subject; it sleeps until killed below, no test waits for it).
         let control = try start(["/bin/sleep", "300"], stdout: try directory.write("control.out", ""))
         defer { kill(control.processIdentifier, SIGKILL) }
         let outPath = try directory.write("stdout", "")

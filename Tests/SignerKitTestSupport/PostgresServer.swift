@@ -178,6 +178,8 @@ public final class PostgresServer: Sendable {
         ]
         // $1: the directory, $2: the test process; the rest: the server's command. SIGTERM (or the test
         // process gone) → SIGINT, PostgreSQL's fast shutdown; the directory goes too when the test process did.
+        // The loop's sleep is a real one: processes are the subject, and sh learns of a non-child's end only
+        // by looking (kill -0); no test waits for it.
         let script = """
             dir=$1; parent=$2; shift 2
             "$@" >"$dir/server.log" 2>&1 &

@@ -24,6 +24,7 @@ public enum RealTime {
         while true {
             if let value = try await probe() { return value }
             guard ContinuousClock.now < deadline else { return nil }
+            // A real sleep: what is polled (the OS, a child process, a socket) tells nobody when it changes.
             try? await Task.sleep(for: interval)
         }
     }
@@ -43,6 +44,7 @@ public enum RealTime {
             if condition() { return true }
             guard ContinuousClock.now < deadline else { return false }
             let (seconds, attoseconds) = interval.components
+            // A real sleep, as in first(within:_:), on a thread that is not Swift's cooperative pool.
             usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
         }
     }
