@@ -12,11 +12,11 @@ import Testing
     @Suite("test child processes")
     struct ChildProcessTests {
         /// A started `/bin/sh -c script` with the given standard output.
-        static func shell(_ script: String, stdout: Any) throws -> Process {
+        static func shell(_ script: String, stdout: Any, stdin: Any = FileHandle.nullDevice) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", script]
-            process.standardInput = FileHandle.nullDevice
+            process.standardInput = stdin
             process.standardOutput = stdout
             process.standardError = FileHandle.nullDevice
             try ChildProcess.run(process)
@@ -44,15 +44,25 @@ import Testing
         @Test("the first line is given up on at the deadline while another process holds the write end")
         func firstLineHasADeadline() async throws {
             let pipe = ChildProcess.makePipe()
-            // A child process is the subject: it keeps the write end open and never writes, so no end of file
-            // comes while it runs (30 s: what a read without a deadline would wait before failing below).
-            let holder = try Self.shell("exec sleep 30", stdout: pipe)
-            defer { ChildProcess.terminateInBackground(holder) }
+            let input = ChildProcess.makePipe()
+            // This child keeps the write end open and never writes (cat waits for input nobody sends): no end
+            // of file comes until the test closes cat's input.
+            let holder = try Self.shell("exec cat", stdout: pipe, stdin: input)
+            defer {
+                try? input.fileHandleForWriting.close()
+                ChildProcess.terminateInBackground(holder)
+            }
             let descriptor = pipe.fileHandleForReading.fileDescriptor
-            let line = await ChildProcess.onThread { ChildProcess.firstLine(from: descriptor, within: .seconds(1)) }
-            #expect(line == nil)
+            let read = Task {
+                await ChildProcess.onThread { ChildProcess.firstLine(from: descriptor, within: .seconds(1)) }
+            }
+            // A read that ignored its deadline would wait for the end of file: the bound ends that hang.
+            let ended = await RealTime.value(of: read, within: .seconds(30))
             // Ended by the deadline, not by end of file: the holder still has the write end open.
-            #expect(holder.isRunning, "the read waited for the holder's exit")
+            #expect(holder.isRunning, "the holder is gone")
+            try? input.fileHandleForWriting.close()
+            try #require(ended != nil, "the read did not end at its deadline")
+            #expect(ended == .some(nil))
         }
 
         @Test("the first line is returned as soon as it is written, and end of file ends the read")

@@ -85,9 +85,12 @@ public final class LocalEVM: Sendable {
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
         let stdout = ChildProcess.makePipe()
-        let process = try launch(venv.appendingPathComponent("bin/python"), arguments, stdout: stdout, stderr: log)
-        // The node listens about a second after it starts; the bound only ends a hang.
-        let line = await readLine(from: stdout.fileHandleForReading, within: .seconds(30))
+        // A few nodes start at a time (the others wait their turn): each listens about a second of CPU after it
+        // starts, and the bound only ends a hang.
+        let (process, line) = try await pythonTurns.run { () async throws -> (Process, String?) in
+            let process = try launch(venv.appendingPathComponent("bin/python"), arguments, stdout: stdout, stderr: log)
+            return (process, await readLine(from: stdout.fileHandleForReading, within: .seconds(30)))
+        }
         guard let line, line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)), port > 0,
             let url = URL(string: "http://127.0.0.1:\(port)")
         else {
@@ -126,6 +129,9 @@ public final class LocalEVM: Sendable {
     }
 
     // MARK: - child processes
+
+    /// The turns of the Python processes the tests start (nodes, oracles): two at a time, one per core.
+    public static let pythonTurns = Turns(width: 2)
 
     /// An empty file in the temporary directory, named `<prefix>-<UUID>.log`.
     static func makeLog(_ prefix: String) -> URL {
