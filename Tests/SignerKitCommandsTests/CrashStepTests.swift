@@ -63,7 +63,7 @@ struct CrashStepTests {
             "\(step): not killed: \(String(describing: ended)), answered \(String(describing: lost?.status))")
 
         let service = try await ServiceProcess.start(config: config)
-        defer { _ = service.stop() }
+        defer { service.stopInBackground() }
         // A retry while the dead instance's claim lives is told to wait (409); then it runs once.
         // The claim's lease is measured by the store's clock, in real time: poll until it has lapsed.
         let retried =

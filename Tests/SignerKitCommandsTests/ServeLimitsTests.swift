@@ -56,6 +56,6 @@ struct ServeLimitsTests {
         let exposition = String(decoding: metrics.body, as: UTF8.self)
         #expect(exposition.contains("signerkit_overloaded_total 1\n"), "\(exposition)")
         #expect(exposition.contains("signerkit_upstream_errors_total 2\n"), "\(exposition)")
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
     }
 }

@@ -68,7 +68,7 @@ struct ServeOperationsTests {
         let plainStatus = try await Self.curl(
             try #require(plain?.url), body: Self.accounts, token: ServeTests.token, caFile: nil)
         #expect(plainStatus.0 != 200)
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
         // A key file others can read is refused, as every secret file is.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key)
         let refused = try await Binary.run(["serve", "--config", config])
@@ -109,6 +109,6 @@ struct ServeOperationsTests {
         let rejected = try await service.awaitLogLine(withMessagePrefix: "reload refused", after: before)
         #expect(rejected?["problem"]?.stringValue?.contains("keys") == true, "\(String(describing: rejected))")
         #expect(try await ServeTests().post(service, Self.accounts, token: newToken).status == 200)
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
     }
 }
