@@ -76,7 +76,9 @@ struct PostgresFailureTests {
         let store = try await PostgresIdempotencyStore(configuration: configuration)
         try await journal.record(entry(1))
         let body = Keccak256.hash([1])
-        #expect(try await store.claim(client: "a", key: "k", requestHash: body, lease: .seconds(60)) == .claimed)
+        #expect(
+            try await store.claim(client: "a", key: "k", requestHash: body, lease: StoreBackend.holdingLease)
+                == .claimed)
         let terminated = try await server.psql(
             """
             SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -93,7 +95,9 @@ struct PostgresFailureTests {
         try #require(gone)
         #expect(try await journal.highestNonce(chain: base, account: account) == 1)
         try await journal.record(entry(2))
-        #expect(try await store.claim(client: "a", key: "k", requestHash: body, lease: .seconds(60)) == .inProgress)
+        #expect(
+            try await store.claim(client: "a", key: "k", requestHash: body, lease: StoreBackend.holdingLease)
+                == .inProgress)
     }
 
     @Test("a stopped server gives errors, not hangs; the audit trail reports failure")
