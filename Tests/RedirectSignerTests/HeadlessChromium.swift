@@ -157,8 +157,9 @@ final class HeadlessChromium: Sendable {
     /// Waits until `expression` yields a non-empty string (or `true`) in the tab, without polling: the page
     /// watches its own document (a `MutationObserver`) and the evaluation's promise settles once the expression
     /// holds. A navigation replaces the document, which ends that evaluation with an error; the watch then
-    /// starts again in the new one, at most `navigations` times. A page that never gets there is given up
-    /// after 30 s of the browser's time on one document (a bound that only ends a hang).
+    /// starts again in the new one, at most `navigations` times. The page may depend on SignerKit's answer,
+    /// which needs the cooperative pool: the hang bound (30 s) is a ``RealTime/Bound`` on the pool's progress,
+    /// and the page gives its watch up every 5 s of its own time so that the bound is looked at.
     func waitFor(_ expression: String, session: String, navigations: Int = 20) async throws -> String {
         let watch = """
             new Promise((resolve) => {
@@ -171,19 +172,24 @@ final class HeadlessChromium: Sendable {
                 if (holds(v)) { observer.disconnect(); resolve(v); }
               });
               observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-              setTimeout(() => { observer.disconnect(); resolve(''); }, 30000);
+              setTimeout(() => { observer.disconnect(); resolve(''); }, 5000);
             })
             """
         let parameters = JSONObject([
             "expression": .string(watch), "awaitPromise": .bool(true), "returnByValue": .bool(true),
         ])
-        for _ in 0..<navigations {
+        let bound = RealTime.Bound(.seconds(30))
+        var documents = 0
+        while documents < navigations {
             let result: JSONValue
-            do { result = try await send("Runtime.evaluate", parameters, session: session) } catch { continue }
-            guard case .string(let text)? = result["result"]?["value"], !text.isEmpty else {
+            do { result = try await send("Runtime.evaluate", parameters, session: session) } catch {
+                documents += 1  // the document was replaced: watch the new one
+                continue
+            }
+            if case .string(let text)? = result["result"]?["value"], !text.isEmpty { return text }
+            guard result["result"]?["value"] == .string(""), !bound.hasPassed else {
                 throw TestFailure("\(expression) did not hold: \(result.serialized)")
             }
-            return text
         }
         throw TestFailure("\(expression) did not hold after \(navigations) documents")
     }

@@ -16,16 +16,20 @@ struct WaypointSignInCommandTests {
         let directory = try TemporaryDirectory()
         let key = try directory.write("key", TestKeys.alphaHex)
         let wallet = CapturedIO()
+        // The wallet's lifetime, not a wait: it serves for the rest of the run (a loaded one included) and nobody
+        // waits for its end.
         let simulator = Task {
             await SignerKitCommandLine.run(
-                ["waypoint", "simulate-wallet", "--key-file", key, "--auto", "approve", "--exit-after", "90"],
+                ["waypoint", "simulate-wallet", "--key-file", key, "--auto", "approve", "--exit-after", "600"],
                 io: wallet)
         }
         _ = simulator
         let origin = try await Self.line(after: "listening: ") { wallet.output }
         let base = [
             "waypoint", "authorize", "--origin", origin, "--client-id", "cli-test-client", "--jwks",
-            "\(origin)/.well-known/jwks.json", "--timeout", "30",
+            // The command's own wait for its callback: never the bound (authorize(_:) bounds the run on the
+            // pool's progress), only what the command needs to be given.
+            "\(origin)/.well-known/jwks.json", "--timeout", "86400",
         ]
 
         let verified = try await Self.authorize(base)
@@ -60,11 +64,15 @@ struct WaypointSignInCommandTests {
             guard let url = URL(string: current) else { break }
             var request = HTTPRequest(method: "GET", url: url, timeout: .seconds(30))
             request.deliversRedirects = true
-            let response = try await CurlHTTPTransport.shared.send(request)
+            // The answers need this process's cooperative pool: bounded on its progress, not the wall clock.
+            let response = try await RealTime.send(request, within: .seconds(30))
             guard (300..<400).contains(response.status), let location = response.header("Location") else { break }
             current = URL(string: location, relativeTo: url)?.absoluteString ?? location
         }
-        let status = await run.value
+        guard let status = await RealTime.value(of: run, within: .seconds(30)) else {
+            run.cancel()
+            throw FixtureError(description: "waypoint authorize did not end within the bound")
+        }
         return CommandResult(status: status, stdout: io.output, stderr: io.error)
     }
 

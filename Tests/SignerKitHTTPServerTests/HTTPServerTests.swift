@@ -95,10 +95,14 @@ struct HTTPServerTests {
             return .text(200, Task.isCancelled ? "cancelled" : "finished")
         }
         let port = server.port
+        let released = DispatchSemaphore(value: 0)
         let inFlight = Task {
             try await RawClient.offPool { () -> (Int, String)? in
-                let client = try RawClient(port: port)
+                let client = try RawClient(port: port, receiveTimeout: .seconds(30))
                 client.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+                // Reads once the handler is released: the receive timeout bounds the answer, not this test's
+                // own steps (which wait for the cooperative pool).
+                released.wait()
                 return client.readResponse().map { ($0.status, $0.body) }
             }
         }
@@ -114,6 +118,7 @@ struct HTTPServerTests {
         let returnedEarly = stopReturned.load(ordering: .acquiring)
         #expect(!returnedEarly, "stop returned while a request was in flight")
         release.fire()
+        released.signal()
         await stopping.value
         let answer = try await inFlight.value
         #expect(answer?.0 == 200)
