@@ -61,6 +61,9 @@ final class SessionWorker: Sendable {
         if wakeUp { wake.signal() }
     }
 
+    /// Whether the thread is parked (waiting to be woken for a job), for tests that observe parking.
+    var isParked: Bool { state.withLock { $0.parked } }
+
     /// Lets the thread finish the jobs already queued and end.
     func stop() {
         let wakeUp = state.withLock { state -> Bool in

@@ -93,6 +93,9 @@ package final class HTTPServer: Sendable {
         thread.start()
     }
 
+    /// Whether ``stop()`` is waiting for the requests in flight to finish: what a test of the drain waits for.
+    package var isDraining: Bool { core.isDraining }
+
     /// `http://host:port` or `https://host:port` (IPv6 hosts bracketed).
     package var baseURLString: String {
         let scheme = usesTLS ? "https" : "http"

@@ -182,6 +182,9 @@ final class HTTPServerCore: Sendable {
         return semaphore.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, 3.6e12)))) == .success
     }
 
+    /// Whether a stop is waiting for the requests in flight to finish (for tests that observe the drain).
+    var isDraining: Bool { state.withLock { !$0.idleWaiters.isEmpty } }
+
     func requestStarted() { inFlight.add(1, ordering: .sequentiallyConsistent) }
 
     func requestEnded() {

@@ -44,8 +44,8 @@ struct SessionWorkerTests {
         let worker = SessionWorker()
         defer { worker.stop() }
         for round in 0..<5 {
-            // Well past the polling time, so the thread has parked.
-            try await Task.sleep(for: SessionWorker.spinBeforePark * 20)
+            // The thread parks once its poll has found no job; the bound only ends a hang.
+            try #require(await RealTime.poll(within: .seconds(30)) { worker.isParked }, "round \(round)")
             #expect(await run(on: worker) { round * 2 } == round * 2)
         }
     }
@@ -53,20 +53,21 @@ struct SessionWorkerTests {
     @Test("stop runs the jobs already queued, then the thread ends and releases the worker")
     func stopDrainsAndEnds() async throws {
         let ran = Atomic<Int>(0)
+        let stopped = DispatchSemaphore(value: 0)
         weak var released: SessionWorker?
         do {
             let worker = SessionWorker()
             released = worker
+            // The first job holds the thread until stop() has been called: the ten are still queued then.
+            worker.submit { stopped.wait() }
             for _ in 0..<10 {
-                worker.submit {
-                    usleep(1000)  // a job that takes real time on the worker's own thread (the subject)
-                    ran.add(1, ordering: .relaxed)
-                }
+                worker.submit { ran.add(1, ordering: .relaxed) }
             }
             worker.stop()
+            stopped.signal()
         }
         // The worker's thread ends at the scheduler's pace; the bound only ends a hang.
-        _ = await RealTime.poll(within: .seconds(10)) { released == nil }
+        _ = await RealTime.poll(within: .seconds(30)) { released == nil }
         #expect(released == nil, "the worker's thread did not end")
         let jobsRun = ran.load(ordering: .relaxed)
         #expect(jobsRun == 10)

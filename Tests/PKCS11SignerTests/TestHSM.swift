@@ -87,8 +87,8 @@ enum TestHSM {
     }
 
     private static func setUp() throws -> Fixture {
-        let store = try SoftHSMStore.make(prefix: "signerkit-p11", pin: pin, labels: [Label.main, Label.login])
-        let added = try store.addTokens([Label.doomed])
+        let store = try SoftHSMStore.makeBlocking(prefix: "signerkit-p11", pin: pin, labels: [Label.main, Label.login])
+        let added = try store.addTokensBlocking([Label.doomed])
         guard added.count == 1, let doomed = added.first else {
             throw SetupError(text: "expected one new token directory, found \(added)")
         }

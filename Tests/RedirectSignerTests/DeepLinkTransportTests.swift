@@ -40,11 +40,11 @@ struct DeepLinkTransportTests {
             let signature = try await TestKeys.wallet.sign(prehash: PersonalMessage.digest(Array("deep link".utf8)))
             let callback = signedCallback(for: requestURL, signature: signature.hex)
             #expect(callback.hasPrefix("mydapp://callback?state="))
-            let reply = try await DeepLinkTransport.deliver(callback, socketPath: path)
+            let reply = try await DeepLinkTransport.deliver(callback, socketPath: path, timeout: exchangeDeadline)
             #expect(reply.isAccepted)
             #expect(try await signing.value == signature)
 
-            let replay = try await DeepLinkTransport.deliver(callback, socketPath: path)
+            let replay = try await DeepLinkTransport.deliver(callback, socketPath: path, timeout: exchangeDeadline)
             #expect(replay == .rejected(WaypointError.replayedState.description))
             await session.close()
         }
@@ -60,12 +60,14 @@ struct DeepLinkTransportTests {
             let signing = Task { try await session.signPersonalMessage("x", account: TestKeys.wallet.address) }
             let requestURL = try await opener.url()
             let unknown = try await DeepLinkTransport.deliver(
-                "mydapp://callback?state=nope&method=sign&type=success&data=0x", socketPath: path)
+                "mydapp://callback?state=nope&method=sign&type=success&data=0x", socketPath: path,
+                timeout: exchangeDeadline)
             #expect(unknown == .rejected(WaypointError.unknownState.description))
             // The right state delivered to another scheme: the pending request fails.
             let state = queryParameter("state", in: requestURL) ?? ""
             let elsewhere = try await DeepLinkTransport.deliver(
-                "otherapp://callback?state=\(state)&method=sign&type=success&data=0x", socketPath: path)
+                "otherapp://callback?state=\(state)&method=sign&type=success&data=0x", socketPath: path,
+                timeout: exchangeDeadline)
             #expect(!elsewhere.isAccepted)
             await #expect(
                 throws: WaypointError.redirectMismatch(expected: "mydapp://callback", actual: "otherapp://callback")
@@ -90,7 +92,7 @@ struct DeepLinkTransportTests {
             let state = queryParameter("state", in: requestURL) ?? ""
             let reply = try await DeepLinkTransport.deliver(
                 "mydapp://cb?state=\(state)&method=auth&type=fail&code=1004&message=%5BAUTHORIZE_INVALID_PAYLOAD%5D+Bad+scope",
-                socketPath: path)
+                socketPath: path, timeout: exchangeDeadline)
             #expect(!reply.isAccepted)
             await #expect(
                 throws: WaypointError.walletFailure(
@@ -105,7 +107,7 @@ struct DeepLinkTransportTests {
         try await withSocketPath(mode: 0o755) { path in
             #expect(throws: WaypointError.self) { try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path) }
             await #expect(throws: WaypointError.self) {
-                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
             }
         }
     }
@@ -113,7 +115,7 @@ struct DeepLinkTransportTests {
     @Test func secondListenerAndMissingListener() async throws {
         try await withSocketPath { path in
             await #expect(throws: WaypointError.transport("no signer is waiting on \(path)")) {
-                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
             }
             let first = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
             _ = try await first.start()
@@ -132,7 +134,8 @@ struct DeepLinkTransportTests {
     func deliveryBeforeStartIsRejected() async throws {
         try await withSocketPath { path in
             let transport = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
-            let early = try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+            let early = try await DeepLinkTransport.deliver(
+                "mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
             #expect(early == .rejected("the signer is not waiting"))
             let events = try await transport.start()
             let reader = Task { () -> String? in
@@ -144,13 +147,14 @@ struct DeepLinkTransportTests {
                 }
                 return nil
             }
-            let reply = try await DeepLinkTransport.deliver("  mydapp://cb?state=t  ", socketPath: path)
+            let reply = try await DeepLinkTransport.deliver(
+                "  mydapp://cb?state=t  ", socketPath: path, timeout: exchangeDeadline)
             #expect(reply == .accepted("got it"))
             #expect(await reader.value == "mydapp://cb?state=t")
             await transport.stop()
             #expect(access(path, F_OK) != 0)
             await #expect(throws: WaypointError.transport("no signer is waiting on \(path)")) {
-                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path)
+                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
             }
         }
     }
@@ -163,7 +167,9 @@ struct DeepLinkTransportTests {
             let clock = ManualClock()
             let transport = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path, clock: clock)
             _ = try await transport.start()  // accepting, but nothing reads the callbacks
-            let delivery = Task { try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path) }
+            let delivery = Task {
+                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
+            }
             await clock.sleepers(atLeast: 1)
             clock.advance(by: DeepLinkTransport.replyTimeout - .nanoseconds(1))
             #expect(clock.sleeperCount == 1, "the deliverer still waits a nanosecond before the reply timeout")

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import Foundation
+import SignerKitTestSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -153,19 +154,44 @@ final class HeadlessChromium: Sendable {
         return session
     }
 
-    /// Polls `expression` until it yields a non-empty string (or `true`), at most `looks` times, 100 ms
-    /// apart. The bound counts looks, not time, so a test process that was not scheduled for a while (the
-    /// page may depend on SignerKit's answer, which needs the cooperative pool) has not used any up.
-    func waitFor(_ expression: String, session: String, looks: Int = 300) async throws -> String {
-        for _ in 0..<looks {
-            switch try? await evaluate(expression, session: session) {
-            case .string(let text)? where !text.isEmpty: return text
-            case .bool(true)?: return "true"
-            // A real wait: the browser is the subject, and it tells nobody when a page has changed.
-            default: try await Task.sleep(for: .milliseconds(100))
+    /// Waits until `expression` yields a non-empty string (or `true`) in the tab, without polling: the page
+    /// watches its own document (a `MutationObserver`) and the evaluation's promise settles once the expression
+    /// holds. A navigation replaces the document, which ends that evaluation with an error; the watch then
+    /// starts again in the new one, at most `navigations` times. The page may depend on SignerKit's answer,
+    /// which needs the cooperative pool: the hang bound (30 s) is a ``RealTime/Bound`` on the pool's progress,
+    /// and the page gives its watch up every 5 s of its own time so that the bound is looked at.
+    func waitFor(_ expression: String, session: String, navigations: Int = 20) async throws -> String {
+        let watch = """
+            new Promise((resolve) => {
+              const look = () => { try { const v = (\(expression)); return v === true ? 'true' : v; } catch (e) { return ''; } };
+              const holds = (v) => typeof v === 'string' && v !== '';
+              const first = look();
+              if (holds(first)) { resolve(first); return; }
+              const observer = new MutationObserver(() => {
+                const v = look();
+                if (holds(v)) { observer.disconnect(); resolve(v); }
+              });
+              observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+              setTimeout(() => { observer.disconnect(); resolve(''); }, 5000);
+            })
+            """
+        let parameters = JSONObject([
+            "expression": .string(watch), "awaitPromise": .bool(true), "returnByValue": .bool(true),
+        ])
+        let bound = RealTime.Bound(.seconds(30))
+        var documents = 0
+        while documents < navigations {
+            let result: JSONValue
+            do { result = try await send("Runtime.evaluate", parameters, session: session) } catch {
+                documents += 1  // the document was replaced: watch the new one
+                continue
+            }
+            if case .string(let text)? = result["result"]?["value"], !text.isEmpty { return text }
+            guard result["result"]?["value"] == .string(""), !bound.hasPassed else {
+                throw TestFailure("\(expression) did not hold: \(result.serialized)")
             }
         }
-        throw TestFailure("\(expression) did not hold after \(looks) looks")
+        throw TestFailure("\(expression) did not hold after \(navigations) documents")
     }
 
     /// The browser's own log (stdout and stderr), for failure messages.
@@ -180,20 +206,19 @@ final class HeadlessChromium: Sendable {
                 defer { done = true }; return !done
             })
         else { return }
-        _ = try? await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try await self.send("Browser.close") }
-            // A real wait: the child process is the subject (a browser that ignores Browser.close is killed).
-            group.addTask { try await Task.sleep(for: .seconds(3)) }
-            try await group.next()
-            group.cancelAll()
+        // Asks the browser to close; the reply is not awaited (the exit is, below).
+        let id = nextID.withLock { value -> Int in
+            value += 1
+            return value
         }
-        var status: Int32 = 0
-        for _ in 0..<50 {
-            if waitpid(pid, &status, WNOHANG) == pid { break }
-            // A real wait: the child process is the subject, and its exit is polled (no SIGCHLD hook here).
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        if waitpid(pid, &status, WNOHANG) == 0 {
+        let bytes = Array(#"{"id":\#(id),"method":"Browser.close","params":{}}"#.utf8) + [0]
+        _ = bytes.withUnsafeBytes { raw in raw.baseAddress.map { write(commands, $0, raw.count) } }
+        let pid = self.pid
+        await ChildProcess.onThread {
+            var status: Int32 = 0
+            // The child process is the subject: its exit is polled (no SIGCHLD hook here); the bound only ends
+            // the hang of a browser that ignores Browser.close, which is then killed.
+            if RealTime.pollBlocking(within: .seconds(30), until: { waitpid(pid, &status, WNOHANG) == pid }) { return }
             kill(pid, SIGKILL)
             waitpid(pid, &status, 0)
         }

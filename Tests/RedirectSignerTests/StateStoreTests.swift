@@ -18,7 +18,7 @@ struct StateStoreTests {
     }
 
     @Test func claimOnceThenReplay() async throws {
-        let store = WaypointStateStore(timeout: .seconds(60))
+        let store = WaypointStateStore(timeout: .seconds(60), clock: ManualClock())  // no real time passes on it
         let pending = await store.issue(for: .sign)
         #expect(await store.isPending(pending.state))
         let claimed = try await store.claim(pending.state)

@@ -29,11 +29,11 @@ struct FetchResult: Sendable {
     let finalURL: String
 }
 
-/// How long a test's own socket exchange (a browser's fetch, a raw request) may take: no limit to speak of.
-/// What it waits for (SignerKit's verdict on a callback) runs on Swift's cooperative pool, which other tests
-/// of a full run can hold for a minute and more, so a shorter deadline would fail a correct exchange on a
-/// loaded machine; a hung exchange is ended by the run's own timeout (scripts/test.sh).
-let exchangeDeadline = Duration.seconds(24 * 60 * 60)
+/// How long a test's own socket exchange (a browser's fetch, a raw request) may take: a bound that only ends a
+/// hang, read on ``RealTime/Progress``. What it waits for (SignerKit's verdict on a callback) runs on Swift's
+/// cooperative pool, which the whole suite keeps busy when its tests start at once: the verdict is then late
+/// by as much as the pool is, and so is the bound.
+let exchangeDeadline = Duration.seconds(30)
 
 /// HTTP as a browser does it, over the project's libcurl transport: redirects followed (up to five; a
 /// 302 or 303 after a POST becomes a GET), no caching or cookies, no deadline of its own
@@ -61,7 +61,7 @@ enum HTTPClient {
             var request = HTTPRequest(
                 method: method, url: target, headers: headers, body: body, timeout: exchangeDeadline)
             request.deliversRedirects = true
-            let response = try await CurlHTTPTransport.shared.send(request)
+            let response = try await RealTime.send(request, within: exchangeDeadline)
             guard (300..<400).contains(response.status), let location = response.header("Location") else {
                 return FetchResult(
                     status: response.status, body: String(decoding: response.body, as: UTF8.self), finalURL: current)
@@ -184,13 +184,21 @@ enum RawHTTP {
                 }
             }
             guard connected == 0 else { throw TestFailure("connect failed") }
-            // No receive timeout (see exchangeDeadline): a real wait on the socket, until the server closes it.
+            // A real wait on the socket until the server closes it, bounded by exchangeDeadline (each read
+            // waits at most a tenth of a second, then the bound is looked at).
+            var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let bytes = Array(request.utf8)
             _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let bound = RealTime.Bound(exchangeDeadline)
             var data: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                    guard !bound.hasPassed else { throw TestFailure("no complete answer within the exchange bound") }
+                    continue
+                }
                 if count <= 0 { break }
                 data += chunk[0..<count]
             }

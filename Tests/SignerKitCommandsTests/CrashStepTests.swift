@@ -30,7 +30,7 @@ struct CrashStepTests {
         ]
         if let key { headers.append(HTTPHeader("Idempotency-Key", key)) }
         let request = HTTPRequest(
-            method: "POST", url: service.url, headers: headers, body: Array(body.utf8), timeout: .seconds(60))
+            method: "POST", url: service.url, headers: headers, body: Array(body.utf8), timeout: .seconds(30))
         return try? await transport.send(request)
     }
 
@@ -57,18 +57,18 @@ struct CrashStepTests {
 
         let doomed = try await ServiceProcess.start(config: config, environment: ["SIGNERKIT_CRASH_AT": step.rawValue])
         let lost = await post(doomed, body, key: "order-1")
-        let ended = await doomed.awaitExit(within: .seconds(60))
+        let ended = await doomed.awaitExit(within: .seconds(30))
         try #require(
             ended?.reason == .uncaughtSignal && ended?.status == SIGKILL,
             "\(step): not killed: \(String(describing: ended)), answered \(String(describing: lost?.status))")
 
         let service = try await ServiceProcess.start(config: config)
-        defer { _ = service.stop() }
+        defer { service.stopInBackground() }
         // A retry while the dead instance's claim lives is told to wait (409); then it runs once.
         // The claim's lease is measured by the store's clock, in real time: poll until it has lapsed.
         // A retry that runs out of its (one second) request time on a loaded machine is retried again: under
         // one key every retry is the same transaction, so retrying until an answer comes is what a client does.
-        let retried = await RealTime.first(within: .seconds(60)) { () -> HTTPResponse? in
+        let retried = await RealTime.first(within: .seconds(30)) { () -> HTTPResponse? in
             let answer = await post(service, body, key: "order-1")
             return Self.hash(answer) == nil ? nil : answer
         }

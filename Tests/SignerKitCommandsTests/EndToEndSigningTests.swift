@@ -69,7 +69,7 @@ struct EndToEndSigningTests {
         .enabled(if: CLIHSM.available, "SoftHSM2 is not installed"))
     func pkcs11() async throws {
         // The store is only used by the child processes; this process never loads SoftHSM2.
-        let store = try CLIHSM.makeStore()
+        let store = try await CLIHSM.makeStore()
         let environment = store.environment
         let directory = try TemporaryDirectory()
         let key = try directory.write("key", Actions.keyHex)

@@ -260,7 +260,8 @@ struct HostileInputTests {
             (pbkdf2.setting("crypto.kdfparams.c", to: .number("10000001")), "crypto.kdfparams.c", "10000000"),
             (scrypt.setting("crypto.kdfparams.p", to: .number("1048576")), "crypto.kdfparams.n", "2^32"),
         ]
-        let start = ContinuousClock.now
+        // Refused before any derivation: 2^32 − 1 iterations or p = 2^20 would not end (the test would hang, not
+        // pass), and a derivation that ended would decrypt (the password is right), not refuse.
         for (index, (document, field, limit)) in cases.enumerated() {
             let file = try directory.write("hostile-\(index).json", document.serialized)
             expectInvalid(
@@ -270,7 +271,6 @@ struct HostileInputTests {
                 await signerkit(["message", "sign", "--text", "x", "--keystore", file, "--password-file", password]),
                 field)
         }
-        #expect(ContinuousClock.now - start < .seconds(20))
     }
 
     /// `setpriv`, when this process may use it to start a child as another user (root only).
@@ -305,7 +305,8 @@ struct HostileInputTests {
             try process.run()
             return process
         }
-        // Control: an ordinary process of that user is dumpable, so its status file is its own.
+        // Control: an ordinary process of that user is dumpable, so its status file is its own (a child process
+        // is the subject; it sleeps until killed below, no test waits for it).
         let control = try start(["/bin/sleep", "300"], stdout: try directory.write("control.out", ""))
         defer { kill(control.processIdentifier, SIGKILL) }
         let outPath = try directory.write("stdout", "")
@@ -313,7 +314,7 @@ struct HostileInputTests {
             [url.path, "waypoint", "simulate-wallet", "--key-file", key, "--exit-after", "300"], stdout: outPath)
         defer { kill(signer.processIdentifier, SIGKILL) }
         // The child starts at the machine's pace; the bound only ends a hang (the control outlives it).
-        _ = await RealTime.poll(within: .seconds(120)) {
+        _ = await RealTime.poll(within: .seconds(30)) {
             ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").contains("listening")
         }
         try #require(signer.isRunning && control.isRunning, "a child exited early")
@@ -349,10 +350,10 @@ extension JSONValue {
     "hostile input in real processes: FIFOs never block, invalid UTF-8, core dumps off",
     .enabled(if: Binary.url != nil, "the signerkit executable is not next to the test bundle"))
 struct HostileProcessTests {
-    /// Runs the binary with a kill deadline; returns the result and how long it took.
-    static func run(_ arguments: [String], shell: Bool = false, killAfter: Duration = .seconds(20)) async throws -> (
-        CommandResult, Duration
-    ) {
+    /// Runs the binary with a kill deadline (a process killed there shows no exit status: -1).
+    static func run(_ arguments: [String], shell: Bool = false, killAfter: Duration = .seconds(30)) async throws
+        -> CommandResult
+    {
         let url = shell ? URL(fileURLWithPath: "/bin/sh") : try #require(Binary.url)
         let directory = try TemporaryDirectory()
         let outPath = try directory.write("stdout", "")
@@ -363,17 +364,12 @@ struct HostileProcessTests {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        let start = ContinuousClock.now
         try process.run()
         await waitForExit(process, killAfter: killAfter)
-        let elapsed = ContinuousClock.now - start
-        return (
-            CommandResult(
-                status: process.terminationReason == .exit ? process.terminationStatus : -1,
-                stdout: try String(contentsOfFile: outPath, encoding: .utf8),
-                stderr: try String(contentsOfFile: errPath, encoding: .utf8)),
-            elapsed
-        )
+        return CommandResult(
+            status: process.terminationReason == .exit ? process.terminationStatus : -1,
+            stdout: try String(contentsOfFile: outPath, encoding: .utf8),
+            stderr: try String(contentsOfFile: errPath, encoding: .utf8))
     }
 
     @Test("a FIFO as key, password, PIN or API-key file is refused at once (nobody ever writes to it)")
@@ -390,10 +386,9 @@ struct HostileProcessTests {
             ["pay", "pay_1", "--key-file", key, "--api-key-file", fifo],
         ]
         for arguments in commands {
-            // A process blocked on the FIFO would be killed at the limit (and show no exit status).
-            let (result, elapsed) = try await Self.run(arguments, killAfter: .seconds(60))
+            // A process blocked on the FIFO would be killed at the limit, and show no exit status (-1, not 65).
+            let result = try await Self.run(arguments)
             expectInvalid(result, "\(fifo): is a FIFO, not a regular file")
-            #expect(elapsed < .seconds(60), "\(arguments) took \(elapsed)")
         }
     }
 
@@ -405,10 +400,10 @@ struct HostileProcessTests {
             (#"exec "$0" message hash "--text=$(printf '\303')""#, "--text: not valid UTF-8"),
             (#"exec "$0" typed-data hash "$(printf '\377')""#, "argument 3: not valid UTF-8"),
         ] {
-            let (result, _) = try await Self.run(["-c", script, url.path], shell: true)
+            let result = try await Self.run(["-c", script, url.path], shell: true)
             expectInvalid(result, fragment)
         }
-        let (valid, _) = try await Self.run(["message", "hash", "--text", "é"])
+        let valid = try await Self.run(["message", "hash", "--text", "é"])
         #expect(valid.status == 0, "\(valid)")
     }
 
@@ -432,7 +427,7 @@ struct HostileProcessTests {
         try process.run()
         defer { kill(process.processIdentifier, SIGKILL) }
         // The child starts at the machine's pace; the bound only ends a hang (the control outlives it).
-        _ = await RealTime.poll(within: .seconds(120)) {
+        _ = await RealTime.poll(within: .seconds(30)) {
             ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").contains("listening")
         }
         let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""

@@ -213,7 +213,7 @@ private final class GatedIO: CommandIO {
         }
         if index == gateAt {
             // The worker threads' output arrives at the scheduler's pace; the bound only ends a hang.
-            if RealTime.pollBlocking(within: .seconds(60), until: { state.withLock({ !$0.output.isEmpty }) }) {
+            if RealTime.pollBlocking(within: .seconds(30), until: { state.withLock({ !$0.output.isEmpty }) }) {
                 state.withLock { $0.outputBeforeGate = true }
             }
         }

@@ -43,7 +43,7 @@ struct PKCS11ChildProcessTests {
         process.standardOutput = handle
         process.standardError = handle
         try ChildProcess.run(process)
-        // A hung child is killed after five minutes (the tests take a few seconds).
+        // A hung child is killed after 30 s (the tests take a few seconds).
         await waitForExit(process)
         try? handle.close()
         let output = try String(contentsOfFile: log, encoding: .utf8)
@@ -65,8 +65,8 @@ struct PKCS11ChildProcessTests {
 struct PKCS11InProcessTests {
     let store: CLIHSM.Store
 
-    init() throws {
-        store = try CLIHSM.inProcessStore()
+    init() async throws {
+        store = try await CLIHSM.inProcessStore()
     }
 
     /// Runs `signerkit` with the store's environment.

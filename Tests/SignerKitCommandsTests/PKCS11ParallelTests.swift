@@ -25,7 +25,7 @@ struct PKCS11ParallelTests {
 
     @Test("keygen and import of one label from many processes leave at most one key; the others all succeed")
     func parallelKeygenImportAndList() async throws {
-        let store = try CLIHSM.makeStore()
+        let store = try await CLIHSM.makeStore()
         let directory = try TemporaryDirectory()
         let keyFile = try directory.write("key", Actions.keyHex + "\n")
         let token = store.tokenArguments()
@@ -86,10 +86,10 @@ struct PKCS11ParallelTests {
         "keys sharing label and id (made by another tool) are each listed with their own address",
         .enabled(if: CLIHSM.executable("pkcs11-tool") != nil, "needs OpenSC's pkcs11-tool"))
     func twinsListTheirOwnAddresses() async throws {
-        let store = try CLIHSM.makeStore()
+        let store = try await CLIHSM.makeStore()
         let tool = try #require(CLIHSM.executable("pkcs11-tool"))
         for _ in 0..<2 {
-            try CLIHSM.run(
+            try await CLIHSM.run(
                 tool,
                 [
                     "--module", CLIHSM.modulePath, "--token-label", CLIHSM.Label.main, "--login", "--pin", CLIHSM.pin,

@@ -51,9 +51,15 @@ struct PayCommandTests {
 
     @Test("--max-poll-ms 2000 against a status endpoint that never answers: exit 65 naming the deadline")
     func hangingStatus() async throws {
-        let setup = try await Setup.start(processingTime: .seconds(120))
+        let setup = try await Setup.start()
         defer { setup.stop() }
-        try await setup.proxy.add(FaultRule(.hang, pathSuffix: "/status", times: -1))
+        // The confirm is answered "processing" at once (the service would hold it the whole 2000 ms), so the
+        // command polls the status, which never answers.
+        try await setup.proxy.add(
+            FaultRule(
+                .respond, pathSuffix: "/confirm", status: 200,
+                body: #"{"status":"processing","isFinal":false,"pollInMs":10,"info":null}"#),
+            FaultRule(.hang, pathSuffix: "/status", times: -1))
         // The status never answers: only the deadline can end the run (without it the child would poll until
         // `waitForExit` kills it, and the test fails). How long the deadline takes is tested in process on a
         // manual clock (PayClientTests), not here against a loaded machine's clock.

@@ -30,7 +30,7 @@ struct ServeIdempotencyTests {
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", "Bearer \(token)")]
         if let key { headers.append(HTTPHeader("Idempotency-Key", key)) }
         let request = HTTPRequest(
-            method: "POST", url: service.url, headers: headers + extra, body: Array(body.utf8), timeout: .seconds(60))
+            method: "POST", url: service.url, headers: headers + extra, body: Array(body.utf8), timeout: .seconds(30))
         return try await transport.send(request)
     }
 
@@ -97,13 +97,13 @@ struct ServeIdempotencyTests {
         }
         // Without a key nothing is kept.
         #expect(try await post(service, body, key: nil).header("Idempotent-Replayed") == nil)
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
 
         // The store is the SQLite file beside the configuration: the answer survives a restart.
         service = try await ServiceProcess.start(config: config)
         let restarted = try await post(service, body, key: "order-1")
         #expect(restarted.body == first.body && restarted.header("Idempotent-Replayed") == "true", "\(restarted)")
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
 
         let audit = try String(contentsOfFile: directory.path("audit.jsonl"), encoding: .utf8)
         let outcomes = try audit.split(separator: "\n").map { try JSONValue(parsing: String($0))["outcome"] }
@@ -135,7 +135,7 @@ struct ServeIdempotencyTests {
         let refused = try await signActions([Actions.personalSign(.wire, "0x01")], key: "batch-1")
         #expect(refused["error"]?["code"] == .number("-32602"), "\(refused.serialized)")
         #expect(refused["error"]?["message"]?.stringValue?.contains("idempotencyKey") == true)
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
         let audit = try String(contentsOfFile: directory.path("audit.jsonl"), encoding: .utf8)
         let outcomes = try audit.split(separator: "\n").map { try JSONValue(parsing: String($0))["outcome"] }
         #expect(outcomes == ["ok", "replayed", "error"], "\(audit)")
@@ -200,6 +200,6 @@ struct ServeIdempotencyTests {
         #expect(nonces == (0...count).map { "0x" + String($0, radix: 16) }, "consecutive nonces, none twice")
         let mined = try await node.call("eth_getTransactionCount", [.string(Actions.address), "latest"])
         #expect(mined.stringValue == "0x" + String(count + 1, radix: 16), "exactly one transaction per key")
-        for instance in instances { #expect(instance.stop() == 0) }
+        for instance in instances { #expect(await instance.stop() == 0) }
     }
 }

@@ -56,7 +56,7 @@ struct ServeLimitsTests {
         let exposition = String(decoding: metrics.body, as: UTF8.self)
         #expect(exposition.contains("signerkit_overloaded_total 1\n"), "\(exposition)")
         #expect(exposition.contains("signerkit_upstream_errors_total 2\n"), "\(exposition)")
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
     }
 
     /// Raw sockets against the service process. Real time: the subject is the operating system's sockets; the
@@ -124,6 +124,6 @@ struct ServeLimitsTests {
         attack.stop()
         #expect(attack.peakHeld >= 20, "the attack held most of the 32 slots")
         #expect(served == requests, "slowloris: \(served)/\(requests) served")
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
     }
 }

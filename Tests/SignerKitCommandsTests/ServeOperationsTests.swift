@@ -10,10 +10,10 @@ import Testing
     .enabled(if: ToolRun.executable("openssl") != nil && ToolRun.executable("curl") != nil, "openssl and curl"))
 struct ServeOperationsTests {
     /// A self-signed P-256 certificate for 127.0.0.1 and its key (mode 0600) in `directory`.
-    static func certificate(in directory: TemporaryDirectory) throws -> (certificate: String, key: String) {
+    static func certificate(in directory: TemporaryDirectory) async throws -> (certificate: String, key: String) {
         let certificate = directory.path("cert.pem")
         let key = directory.path("key.pem")
-        try ToolRun.run(
+        try await ToolRun.run(
             try #require(ToolRun.executable("openssl")),
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
@@ -25,7 +25,7 @@ struct ServeOperationsTests {
     }
 
     /// `curl` POSTing `body` to `url` with `token`, trusting `caFile`; the HTTP status (0 when no answer) and body.
-    static func curl(_ url: URL, body: String, token: String, caFile: String?) throws -> (Int, String) {
+    static func curl(_ url: URL, body: String, token: String, caFile: String?) async throws -> (Int, String) {
         var arguments = ["-s", "-o", "-", "-w", "\n%{http_code}", "--max-time", "20", "-X", "POST"]
         if let caFile { arguments += ["--cacert", caFile] }
         arguments += [
@@ -33,7 +33,7 @@ struct ServeOperationsTests {
             url.absoluteString,
         ]
         let output: String
-        do { output = try ToolRun.run(try #require(ToolRun.executable("curl")), arguments) } catch {
+        do { output = try await ToolRun.run(try #require(ToolRun.executable("curl")), arguments) } catch {
             return (0, "\(error)")
         }
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
@@ -45,7 +45,7 @@ struct ServeOperationsTests {
     @Test("tls: HTTPS with the configured certificate on any address; plain HTTP and unverified clients fail")
     func https() async throws {
         let directory = try TemporaryDirectory()
-        let (certificate, key) = try Self.certificate(in: directory)
+        let (certificate, key) = try await Self.certificate(in: directory)
         let tls = #", "tls": {"certificateFile": "cert.pem", "keyFile": "key.pem"}"#
         // A non-loopback address is accepted only with TLS.
         let wildcard = try ServeTests.config(directory, tls)
@@ -56,19 +56,19 @@ struct ServeOperationsTests {
         let config = try ServeTests.config(directory, tls)
         let service = try await ServiceProcess.start(config: config)
         #expect(service.url.scheme == "https", "the listening line names https: \(service.url)")
-        let (status, body) = try Self.curl(
+        let (status, body) = try await Self.curl(
             service.url, body: Self.accounts, token: ServeTests.token, caFile: certificate)
         #expect(status == 200, "\(body)")
         let answer = try JSONValue(parsing: body)
         #expect(answer["result"] == .array([.string(Actions.address)]))
         // Without the certificate as trust anchor, and over plain HTTP, there is no answer.
-        #expect(try Self.curl(service.url, body: Self.accounts, token: ServeTests.token, caFile: nil).0 == 0)
+        #expect(try await Self.curl(service.url, body: Self.accounts, token: ServeTests.token, caFile: nil).0 == 0)
         var plain = URLComponents(url: service.url, resolvingAgainstBaseURL: false)
         plain?.scheme = "http"
-        let plainStatus = try Self.curl(
+        let plainStatus = try await Self.curl(
             try #require(plain?.url), body: Self.accounts, token: ServeTests.token, caFile: nil)
         #expect(plainStatus.0 != 200)
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
         // A key file others can read is refused, as every secret file is.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key)
         let refused = try await Binary.run(["serve", "--config", config])
@@ -109,6 +109,6 @@ struct ServeOperationsTests {
         let rejected = try await service.awaitLogLine(withMessagePrefix: "reload refused", after: before)
         #expect(rejected?["problem"]?.stringValue?.contains("keys") == true, "\(String(describing: rejected))")
         #expect(try await ServeTests().post(service, Self.accounts, token: newToken).status == 200)
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
     }
 }

@@ -257,9 +257,10 @@ func expectNoKeyMaterial(_ result: CommandResult, key: String, sourceLocation: S
 
 /// Waits for a started child process to exit, on a thread of its own: blocking one of Swift's
 /// cooperative threads (one per core) for the child's run would starve every test running
-/// concurrently. A child still running after `limit` is killed; the wait after that is bounded too
-/// (see `ChildProcess` for why Foundation may not notice an exit).
-func waitForExit(_ process: Process, killAfter limit: Duration = .seconds(300)) async {
+/// concurrently. A child still running after `limit` is killed (the children here finish in seconds: the
+/// bound only ends a hang); the wait after that is bounded too (see `ChildProcess` for why Foundation may not
+/// notice an exit).
+func waitForExit(_ process: Process, killAfter limit: Duration = .seconds(30)) async {
     await ChildProcess.onThread {
         if !ChildProcess.awaitExit(process, within: limit) {
             kill(process.processIdentifier, SIGKILL)

@@ -16,16 +16,20 @@ struct WaypointSignInCommandTests {
         let directory = try TemporaryDirectory()
         let key = try directory.write("key", TestKeys.alphaHex)
         let wallet = CapturedIO()
+        // The wallet's lifetime, not a wait: it serves for the rest of the run (a loaded one included) and nobody
+        // waits for its end.
         let simulator = Task {
             await SignerKitCommandLine.run(
-                ["waypoint", "simulate-wallet", "--key-file", key, "--auto", "approve", "--exit-after", "90"],
+                ["waypoint", "simulate-wallet", "--key-file", key, "--auto", "approve", "--exit-after", "600"],
                 io: wallet)
         }
         _ = simulator
         let origin = try await Self.line(after: "listening: ") { wallet.output }
         let base = [
             "waypoint", "authorize", "--origin", origin, "--client-id", "cli-test-client", "--jwks",
-            "\(origin)/.well-known/jwks.json", "--timeout", "60",
+            // The command's own wait for its callback: never the bound (authorize(_:) bounds the run on the
+            // pool's progress), only what the command needs to be given.
+            "\(origin)/.well-known/jwks.json", "--timeout", "86400",
         ]
 
         let verified = try await Self.authorize(base)
@@ -58,24 +62,28 @@ struct WaypointSignInCommandTests {
         var current = link
         for _ in 0..<4 {
             guard let url = URL(string: current) else { break }
-            var request = HTTPRequest(method: "GET", url: url, timeout: .seconds(60))
+            var request = HTTPRequest(method: "GET", url: url, timeout: .seconds(30))
             request.deliversRedirects = true
-            let response = try await CurlHTTPTransport.shared.send(request)
+            // The answers need this process's cooperative pool: bounded on its progress, not the wall clock.
+            let response = try await RealTime.send(request, within: .seconds(30))
             guard (300..<400).contains(response.status), let location = response.header("Location") else { break }
             current = URL(string: location, relativeTo: url)?.absoluteString ?? location
         }
-        let status = await run.value
+        guard let status = await RealTime.value(of: run, within: .seconds(30)) else {
+            run.cancel()
+            throw FixtureError(description: "waypoint authorize did not end within the bound")
+        }
         return CommandResult(status: status, stdout: io.output, stderr: io.error)
     }
 
-    /// The rest of the first line of `text()` that starts with `prefix`, waiting up to 60 s for it.
+    /// The rest of the first line of `text()` that starts with `prefix`, waiting up to 30 s for it (a hang bound).
     static func line(after prefix: String, _ text: @Sendable () -> String) async throws -> String {
-        let found = await RealTime.first(within: .seconds(60)) {
+        let found = await RealTime.first(within: .seconds(30)) {
             text().split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map {
                 String($0.dropFirst(prefix.count))
             }
         }
         if let found { return found }
-        throw FixtureError(description: "no line starting with \(prefix.debugDescription) within 60 s")
+        throw FixtureError(description: "no line starting with \(prefix.debugDescription) within 30 s")
     }
 }

@@ -84,7 +84,7 @@ struct Web3ClientTests {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         try ChildProcess.run(process)
-        await waitForExit(process, killAfter: .seconds(120))
+        await waitForExit(process)
         #expect(process.terminationReason == .exit, "the web3.py client did not exit by itself")
         return CommandResult(
             status: process.terminationStatus,
@@ -126,7 +126,7 @@ struct Web3ClientTests {
         let journal = try SQLiteTransactionJournal(path: directory.path("journal.sqlite"))
         #expect(
             try await journal.highestNonce(chain: ChainID(eip155: Self.chainId), account: try Address(sender)) == 0)
-        #expect(service.stop() == 0, "SIGTERM ends the service with status 0")
+        #expect(await service.stop() == 0, "SIGTERM ends the service with status 0")
     }
 
     @Test("the web3.py client fails, naming the check, when the service is not what it expects")
@@ -159,6 +159,6 @@ struct Web3ClientTests {
             #expect(
                 result.stderrLines.first?.hasPrefix(failure) == true, "expected \(failure.debugDescription): \(result)")
         }
-        #expect(service.stop() == 0)
+        #expect(await service.stop() == 0)
     }
 }

@@ -82,32 +82,52 @@ struct HTTPServerTests {
         await server.stop()
     }
 
+    /// The handler is held until the stop is waiting for it (``HTTPServer/isDraining``), so the order is certain:
+    /// stop began, the request was still in flight, it finished, stop returned. The grace is long so that a
+    /// loaded machine's delay between the two never cancels the handler.
     @Test("stop: refuses new connections, lets the request in flight finish, then returns")
     func cleanShutdown() async throws {
-        let entered = AsyncStream<Void>.makeStream()
-        let server = try HTTPServer { _ in
-            entered.continuation.yield()
-            // In flight while the server stops (the subject: stop lets it finish); its end is not awaited.
-            try? await Task.sleep(for: .milliseconds(500))
-            return .text(200, "finished")
+        let entered = Signal()
+        let release = Signal()
+        let server = try HTTPServer(limits: HTTPServerLimits(shutdownGrace: .seconds(30))) { _ in
+            entered.fire()
+            await release.fired()
+            return .text(200, Task.isCancelled ? "cancelled" : "finished")
         }
         let port = server.port
+        let released = DispatchSemaphore(value: 0)
         let inFlight = Task {
-            try await RawClient.offPool { () -> Int? in
-                let client = try RawClient(port: port)
+            try await RawClient.offPool { () -> (Int, String)? in
+                let client = try RawClient(port: port, receiveTimeout: .seconds(30))
                 client.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
-                return client.readResponse()?.status
+                // Reads once the handler is released: the receive timeout bounds the answer, not this test's
+                // own steps (which wait for the cooperative pool).
+                released.wait()
+                return client.readResponse().map { ($0.status, $0.body) }
             }
         }
-        for await _ in entered.stream { break }
-        await server.stop()
-        #expect(try await inFlight.value == 200)
+        await entered.fired()
+        let stopReturned = Atomic<Bool>(false)
+        let stopping = Task {
+            await server.stop()
+            stopReturned.store(true, ordering: .releasing)
+        }
+        // The stop thread reaches its wait at the scheduler's pace; the bound only ends a hang.
+        let draining = await RealTime.poll(within: .seconds(30)) { server.isDraining }
+        #expect(draining, "stop never waited for the request in flight")
+        let returnedEarly = stopReturned.load(ordering: .acquiring)
+        #expect(!returnedEarly, "stop returned while a request was in flight")
+        release.fire()
+        released.signal()
+        await stopping.value
+        let answer = try await inFlight.value
+        #expect(answer?.0 == 200)
+        #expect(answer?.1 == "finished")
         #expect(throws: (any Error).self) { try RawClient(port: port) }
     }
 
-    /// The order proves it: the quick answer arrives while the eight wait. The timeouts only bound a hang;
-    /// they are long because this test's own steps run on the cooperative pool, which the whole suite keeps
-    /// busy (in a full run the test takes 50–60 s, and 20 s between sending and releasing once ran out).
+    /// The client starts reading only once the stop has begun (on a thread of its own), so its receive timeout
+    /// bounds the stop's own steps (about 0.2 + 6 s), never this test's waits for the cooperative pool.
     @Test("stop ends even when a handler ignores cancellation: its connection gets 503 after the bounds")
     func stopWithStuckHandler() async throws {
         let entered = AsyncStream<Void>.makeStream()
@@ -122,19 +142,26 @@ struct HTTPServerTests {
             return .text(200, "late")
         }
         let port = server.port
+        let stopBegun = DispatchSemaphore(value: 0)
         let answer = Task {
             try await RawClient.offPool { () -> Int? in
-                let client = try RawClient(port: port, receiveTimeout: .seconds(60))
+                let client = try RawClient(port: port, receiveTimeout: .seconds(30))
                 client.send("GET /stuck HTTP/1.1\r\nHost: a\r\n\r\n")
+                stopBegun.wait()
                 return client.readResponse()?.status
             }
         }
         for await _ in entered.stream { break }
-        await server.stop()  // grace, cancel, wait, abandon: about 0.2 + 6 s
+        server.stopWithoutWaiting()  // grace, cancel, wait, abandon: about 0.2 + 6 s, on a thread of its own
+        stopBegun.signal()
+        await server.stop()
         #expect(try await answer.value == 503)
         stuck.withLock { $0?.resume() }
     }
 
+    /// The order proves it: the quick answer arrives while the eight wait. The client side runs on a thread of
+    /// its own and the server answers on its connections' threads, so no step waits for the cooperative pool;
+    /// the bounds only end a hang.
     @Test("many handlers suspended at once do not stall the server (its thread never waits for them)")
     func suspendedHandlers() async throws {
         let release = Mutex<[CheckedContinuation<Void, Never>]>([])
@@ -144,20 +171,21 @@ struct HTTPServerTests {
             }
             return .text(200, String(request.path))
         }
-        let url = try #require(URL(string: server.baseURLString))
-        let waiting = (0..<8).map { _ in
-            Task {
-                try await CurlHTTPTransport.shared.send(
-                    HTTPRequest(method: "GET", url: url.appending(path: "wait"), timeout: .seconds(120))
-                ).status
-            }
+        let port = server.port
+        let (suspended, quick, released) = try await RawClient.offPool {
+            () throws -> (Bool, (status: Int, head: String, body: String)?, [Int?]) in
+            let waiting = try (0..<8).map { _ in try RawClient(port: port, receiveTimeout: .seconds(30)) }
+            for client in waiting { client.send("GET /wait HTTP/1.1\r\nHost: a\r\n\r\n") }
+            let suspended = RealTime.pollBlocking(within: .seconds(30)) { release.withLock({ $0.count }) >= 8 }
+            let client = try RawClient(port: port, receiveTimeout: .seconds(30))
+            client.send("GET /quick HTTP/1.1\r\nHost: a\r\n\r\n")
+            let quick = client.readResponse()
+            for continuation in release.withLock({ $0 }) { continuation.resume() }
+            return (suspended, quick, waiting.map { $0.readResponse()?.status })
         }
-        _ = await RealTime.poll(within: .seconds(120)) { release.withLock({ $0.count }) >= 8 }
-        let quick = try await CurlHTTPTransport.shared.send(
-            HTTPRequest(method: "GET", url: url.appending(path: "quick"), timeout: .seconds(60)))
-        #expect(String(decoding: quick.body, as: UTF8.self) == "/quick")
-        for continuation in release.withLock({ $0 }) { continuation.resume() }
-        for task in waiting { #expect(try await task.value == 200) }
+        #expect(suspended, "the eight handlers did not all suspend")
+        #expect(quick?.body == "/quick")
+        #expect(released == Array(repeating: 200, count: 8))
         await server.stop()
     }
 
@@ -217,8 +245,11 @@ struct HTTPServerPoolTests {
     @Test("a handler that suspends still answers while every cooperative thread is blocked")
     func answersWithThePoolBlocked() async throws {
         let server = try HTTPServer { _ in
-            // A real suspension (the subject: the handler resumes although every pool thread is blocked).
-            try? await Task.sleep(for: .milliseconds(20))
+            // A real suspension on work another thread finishes, as an fsync or an upstream call is (the
+            // subject: the handler resumes although every pool thread is blocked).
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                Thread { continuation.resume() }.start()
+            }
             return .text(200, "answered")
         }
         let port = server.port
@@ -233,7 +264,7 @@ struct HTTPServerPoolTests {
                     release.wait()
                 }
             }
-            _ = RealTime.pollBlocking(within: .seconds(10)) { started.count.load(ordering: .relaxed) >= width }
+            _ = RealTime.pollBlocking(within: .seconds(30)) { started.count.load(ordering: .relaxed) >= width }
             defer { for _ in 0..<width { release.signal() } }
             let client = try RawClient(port: port)
             client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")

@@ -1,6 +1,7 @@
 import Foundation
 import SignerKitCurl
 import SignerKitHTTPServer
+import SignerKitTestSupport
 import Synchronization
 import Testing
 
@@ -80,12 +81,21 @@ struct UnixSocketServerTests {
         guard let before = Self.currentUmask() else { return }  // no /proc: nothing to observe
         let seen = Mutex<Set<String>>([])
         let done = Atomic<Bool>(false)
+        let watching = Signal()
+        let finished = Signal()
         let watcher = Thread {
+            var announced = false
             while !done.load(ordering: .acquiring) {
                 if let mask = Self.currentUmask() { seen.withLock { _ = $0.insert(mask) } }
+                if !announced {
+                    watching.fire()
+                    announced = true
+                }
             }
+            finished.fire()
         }
         watcher.start()
+        await watching.fired()  // it reads before the first bind, so it cannot miss the binds by starting late
         try await withDirectory { directory in
             for index in 0..<150 {
                 let server = try HTTPServer(unixSocketPath: directory + "/s\(index).sock") { _ in .text(200, "") }
@@ -93,8 +103,8 @@ struct UnixSocketServerTests {
             }
         }
         done.store(true, ordering: .releasing)
+        await finished.fired()
         // The watcher reads the file many times per bind; with the umask changed around bind it saw the change.
-        try await Task.sleep(for: .milliseconds(50))
         #expect(seen.withLock { $0 } == [before])
     }
 }

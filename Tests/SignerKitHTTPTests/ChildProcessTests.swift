@@ -12,11 +12,11 @@ import Testing
     @Suite("test child processes")
     struct ChildProcessTests {
         /// A started `/bin/sh -c script` with the given standard output.
-        static func shell(_ script: String, stdout: Any) throws -> Process {
+        static func shell(_ script: String, stdout: Any, stdin: Any = FileHandle.nullDevice) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", script]
-            process.standardInput = FileHandle.nullDevice
+            process.standardInput = stdin
             process.standardOutput = stdout
             process.standardError = FileHandle.nullDevice
             try ChildProcess.run(process)
@@ -44,16 +44,25 @@ import Testing
         @Test("the first line is given up on at the deadline while another process holds the write end")
         func firstLineHasADeadline() async throws {
             let pipe = ChildProcess.makePipe()
-            // This child keeps the write end open and never writes: no end of file ever comes.
-            let holder = try Self.shell("exec sleep 600", stdout: pipe)
-            defer { ChildProcess.terminateInBackground(holder) }
+            let input = ChildProcess.makePipe()
+            // This child keeps the write end open and never writes (cat waits for input nobody sends): no end
+            // of file comes until the test closes cat's input.
+            let holder = try Self.shell("exec cat", stdout: pipe, stdin: input)
+            defer {
+                try? input.fileHandleForWriting.close()
+                ChildProcess.terminateInBackground(holder)
+            }
             let descriptor = pipe.fileHandleForReading.fileDescriptor
-            let clock = ContinuousClock()
-            let started = clock.now
-            let line = await ChildProcess.onThread { ChildProcess.firstLine(from: descriptor, within: .seconds(1)) }
-            #expect(line == nil)
-            // Generous: the machine may be heavily shared; without the deadline it is 600 s.
-            #expect(clock.now - started < .seconds(120))
+            let read = Task {
+                await ChildProcess.onThread { ChildProcess.firstLine(from: descriptor, within: .seconds(1)) }
+            }
+            // A read that ignored its deadline would wait for the end of file: the bound ends that hang.
+            let ended = await RealTime.value(of: read, within: .seconds(30))
+            // Ended by the deadline, not by end of file: the holder still has the write end open.
+            #expect(holder.isRunning, "the holder is gone")
+            try? input.fileHandleForWriting.close()
+            try #require(ended != nil, "the read did not end at its deadline")
+            #expect(ended == .some(nil))
         }
 
         @Test("the first line is returned as soon as it is written, and end of file ends the read")
@@ -74,15 +83,13 @@ import Testing
 
         @Test("terminate ends a child that ignores SIGTERM, and its own children, within a bounded wait")
         func terminateEscalates() async throws {
-            // A grandchild too (the background sleep): it holds what Foundation watches for the
-            // child's exit, so it must be killed with the child.
+            // Child processes are the subject. A grandchild too (the background sleep, which outlives every
+            // bound here): it holds what Foundation watches for the child's exit, so it must be killed with the
+            // child. Without the SIGKILL to the group, terminate's bounded wait ends with the child running.
             let stubborn = try Self.shell("trap '' TERM; sleep 600 & wait", stdout: FileHandle.nullDevice)
-            let clock = ContinuousClock()
-            let started = clock.now
             await ChildProcess.onThread { ChildProcess.terminate(stubborn, grace: .milliseconds(500)) }
             try #require(!stubborn.isRunning)
             #expect(stubborn.terminationReason == .uncaughtSignal)
-            #expect(clock.now - started < .seconds(120))  // without the SIGKILL: 600 s
         }
     }
 #endif

@@ -8,7 +8,7 @@ import Testing
 struct IdempotencyContractTests {
     let body = Keccak256.hash(Array("request body".utf8))
     let otherBody = Keccak256.hash(Array("another request body".utf8))
-    let lease: Duration = .seconds(120)
+    let lease = StoreBackend.holdingLease
 
     @Test(
         "claimed, then in progress, mismatch for another body, answered once complete, per client",

@@ -23,7 +23,7 @@ struct JournalContractTests {
             nonce: UInt256(nonce), hash: Keccak256.hash(raw), rawTransaction: raw)
     }
 
-    func reserve(_ journal: any TransactionJournal, _ floor: UInt64, lease: Duration = .seconds(120))
+    func reserve(_ journal: any TransactionJournal, _ floor: UInt64, lease: Duration = StoreBackend.holdingLease)
         async throws -> UInt256
     {
         try await journal.reserveNonce(chain: base, account: account, atLeast: UInt256(floor), lease: lease)
@@ -115,7 +115,9 @@ struct JournalContractTests {
         try await journal.releaseNonce(chain: base, account: account, nonce: 500)
         #expect(try await reserve(journal, 20) == 24)
         // Another lane is independent.
-        #expect(try await second.reserveNonce(chain: base, account: other, atLeast: 20, lease: .seconds(120)) == 20)
+        #expect(
+            try await second.reserveNonce(chain: base, account: other, atLeast: 20, lease: StoreBackend.holdingLease)
+                == 20)
     }
 
     @Test("a reservation whose lease ends frees its nonce; a longer one still holds", arguments: StoreBackend.allCases)
@@ -135,7 +137,7 @@ struct JournalContractTests {
             return false
         }
         #expect(lapsed, "the 1 s reservation of nonce 41 never lapsed")
-        #expect(try await reserve(journal, 40) == 42, "40's 120 s lease still holds")
+        #expect(try await reserve(journal, 40) == 42, "40's long lease still holds")
     }
 
     @Test("recording an entry ends the reservation of its nonce", arguments: StoreBackend.allCases)

@@ -16,6 +16,11 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
+    /// A lease no test outlives, for claims and reservations that must hold while a test runs (their end is
+    /// tested with short leases): measured by the store's clock in real time, a shorter one could lapse on a
+    /// loaded machine before the test looks. Not a wait: nothing waits for it to end.
+    static let holdingLease = Duration.seconds(24 * 60 * 60)
+
     /// Opens journals on one fresh storage; each call is a new handle.
     func journals() async throws -> @Sendable () async throws -> any TransactionJournal {
         switch self {
@@ -67,8 +72,9 @@ extension PostgresServer {
     }
 }
 
-/// Polls `condition` every 100 ms until it holds (then true) or `limit` has passed (then false): for what
-/// happens after a lease, whose end the tests wait for without asserting how soon it comes.
-func eventually(within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
+/// Polls `condition` (``RealTime``) until it holds (then true) or `limit` has passed (then false): for what
+/// happens after a lease, whose end the tests wait for without asserting how soon it comes. The bound only
+/// ends a hang.
+func eventually(within limit: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     try await RealTime.poll(within: limit, until: condition)
 }

@@ -53,7 +53,7 @@ public enum ChildProcess {
         return flags >= 0 && flags & FD_CLOEXEC != 0
     }
 
-    /// Polls until `process` has exited or `limit` has passed; true when it has exited. Blocks the
+    /// Polls until `process` has exited or the ``RealTime/Bound`` `limit` has passed; true when it has exited. Blocks the
     /// calling thread: use it on a thread of its own (``onThread(_:)``). Not `waitUntilExit`: it
     /// can spin forever on Linux Foundation.
     public static func awaitExit(_ process: Process, within limit: Duration) -> Bool {
@@ -103,13 +103,13 @@ public enum ChildProcess {
     }
 
     /// The first line read from `descriptor`, or `nil` at end of file, on a read error, or when
-    /// none has come within `limit`. Polls, so it ends on time even when another process holds
-    /// the pipe's write end open. Blocking: call it on a thread of its own.
+    /// none has come within `limit` (a ``RealTime/Bound``). Polls, so it ends on time even when another
+    /// process holds the pipe's write end open. Blocking: call it on a thread of its own.
     public static func firstLine(from descriptor: Int32, within limit: Duration) -> String? {
-        let deadline = ContinuousClock.now.advanced(by: limit)
+        let bound = RealTime.Bound(limit)
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while ContinuousClock.now < deadline {
+        while !bound.hasPassed {
             var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&request, 1, 100)
             if ready < 0 && errno != EINTR { return nil }

@@ -85,8 +85,12 @@ public final class LocalEVM: Sendable {
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
         let stdout = ChildProcess.makePipe()
-        let process = try launch(venv.appendingPathComponent("bin/python"), arguments, stdout: stdout, stderr: log)
-        let line = await readLine(from: stdout.fileHandleForReading, within: .seconds(90))
+        // A few nodes start at a time (the others wait their turn): each listens about a second of CPU after it
+        // starts, and the bound only ends a hang.
+        let (process, line) = try await pythonTurns.run { () async throws -> (Process, String?) in
+            let process = try launch(venv.appendingPathComponent("bin/python"), arguments, stdout: stdout, stderr: log)
+            return (process, await readLine(from: stdout.fileHandleForReading, within: .seconds(30)))
+        }
         guard let line, line.hasPrefix("LISTENING "), let port = Int(line.dropFirst("LISTENING ".count)), port > 0,
             let url = URL(string: "http://127.0.0.1:\(port)")
         else {
@@ -108,7 +112,7 @@ public final class LocalEVM: Sendable {
 
     /// One JSON-RPC call to the node; the `result` member of its answer.
     public func call(_ method: String, _ params: [JSONValue]) async throws -> JSONValue {
-        var request = URLRequest(url: url)
+        var request = URLRequest(url: url, timeoutInterval: 30)  // a hang bound (URLSession's default is 60 s)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         let body = JSONValue.object(
@@ -125,6 +129,9 @@ public final class LocalEVM: Sendable {
     }
 
     // MARK: - child processes
+
+    /// The turns of the Python processes the tests start (nodes, oracles): two at a time, one per core.
+    public static let pythonTurns = Turns(width: 2)
 
     /// An empty file in the temporary directory, named `<prefix>-<UUID>.log`.
     static func makeLog(_ prefix: String) -> URL {
@@ -185,7 +192,8 @@ public final class LocalEVM: Sendable {
         environment["SIGNERKIT_EVM_VENV"] = venv.path
         let process = try launch(
             URL(fileURLWithPath: "/bin/bash"), [script.path], environment: environment, stdout: log, stderr: log)
-        // pip may download; half an hour is far more than a fresh install takes.
+        // Provisioning, not a test's wait: it returns at once when the venv is current (scripts/test.sh makes it
+        // before the tests run); only a fresh checkout's first run downloads, and pip may take minutes for that.
         guard ChildProcess.awaitExit(process, within: .seconds(1800)) else {
             ChildProcess.terminate(process)
             throw LocalEVMError(description: "scripts/evm-node/install.sh did not finish within 30 minutes")

@@ -178,6 +178,8 @@ public final class PostgresServer: Sendable {
         ]
         // $1: the directory, $2: the test process; the rest: the server's command. SIGTERM (or the test
         // process gone) → SIGINT, PostgreSQL's fast shutdown; the directory goes too when the test process did.
+        // The loop's sleep is a real one: processes are the subject, and sh learns of a non-child's end only
+        // by looking (kill -0); no test waits for it.
         let script = """
             dir=$1; parent=$2; shift 2
             "$@" >"$dir/server.log" 2>&1 &
@@ -199,7 +201,8 @@ public final class PostgresServer: Sendable {
         try ChildProcess.run(process)
         let pidFile = data.appendingPathComponent("postmaster.pid").path
         var ready: Int32?
-        _ = RealTime.pollBlocking(within: .seconds(90)) {
+        // The server starts at the machine's pace; the bound only ends a hang (it starts in about a second).
+        _ = RealTime.pollBlocking(within: .seconds(30)) {
             // postmaster.pid: line 1 the pid, line 8 the status ("ready" once it accepts connections).
             let lines = ((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "")
                 .split(separator: "\n", omittingEmptySubsequences: false)
@@ -287,9 +290,10 @@ public final class PostgresServer: Sendable {
         process.standardOutput = outputHandle
         process.standardError = errorHandle
         try ChildProcess.run(process)
-        guard ChildProcess.awaitExit(process, within: .seconds(120)) else {
+        // initdb and psql take a second or two; the bound only ends a hang.
+        guard ChildProcess.awaitExit(process, within: .seconds(30)) else {
             ChildProcess.terminate(process)
-            throw ToolRun.Failure(description: "\(tool) did not finish within 120 s")
+            throw ToolRun.Failure(description: "\(tool) did not finish within 30 s")
         }
         let stdout = String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self)
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {

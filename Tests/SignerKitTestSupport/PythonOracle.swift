@@ -14,6 +14,11 @@ public enum PythonOracle {
     /// Runs `script` with the venv's Python, `input` on its standard input; its standard output as JSON.
     public static func run(_ script: String, input: JSONValue) async throws -> JSONValue {
         try await LocalEVM.ensureInstalled()
+        return try await LocalEVM.pythonTurns.run { try await runInTurn(script, input: input) }
+    }
+
+    /// ``run(_:input:)`` once it is this oracle's turn.
+    private static func runInTurn(_ script: String, input: JSONValue) async throws -> JSONValue {
         let process = Process()
         process.executableURL = LocalEVM.venv.appendingPathComponent("bin/python")
         process.arguments = ["-c", script]
@@ -27,7 +32,8 @@ public enum PythonOracle {
             stdin.fileHandleForWriting.write(payload)
             try? stdin.fileHandleForWriting.close()
             let data = stdout.fileHandleForReading.readDataToEndOfFile()
-            return (data, ChildProcess.awaitExit(process, within: .seconds(120)))
+            // Python answers in a second or two; the bound only ends a hang.
+            return (data, ChildProcess.awaitExit(process, within: .seconds(30)))
         }
         guard exited, process.terminationStatus == 0 else {
             throw Failure(description: "the Python oracle did not exit cleanly (status \(process.terminationStatus))")

@@ -31,8 +31,17 @@ public struct SoftHSMStore: Sendable {
         FileManager.default.isReadableFile(atPath: modulePath) && ToolRun.executable("softhsm2-util") != nil
     }
 
-    /// Makes a store in a new directory named `prefix-UUID` with tokens labelled `labels`.
-    public static func make(prefix: String, pin: String, labels: [String]) throws -> SoftHSMStore {
+    /// ``makeBlocking(prefix:pin:labels:)`` from async code: the tools run and are awaited on a thread of their
+    /// own, never on Swift's cooperative pool.
+    public static func make(prefix: String, pin: String, labels: [String]) async throws -> SoftHSMStore {
+        try await ChildProcess.onThread { () -> Result<SoftHSMStore, any Error> in
+            Result { try makeBlocking(prefix: prefix, pin: pin, labels: labels) }
+        }.get()
+    }
+
+    /// Makes a store in a new directory named `prefix-UUID` with tokens labelled `labels`. Blocks the calling
+    /// thread while the tools run: call it on a thread of its own (or use ``make(prefix:pin:labels:)``).
+    public static func makeBlocking(prefix: String, pin: String, labels: [String]) throws -> SoftHSMStore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         TemporaryPaths.removeAtExit(directory.path)
@@ -41,16 +50,17 @@ public struct SoftHSMStore: Sendable {
         let store = SoftHSMStore(
             directory: directory, configuration: directory.appendingPathComponent("softhsm2.conf").path,
             tokensDirectory: directory.appendingPathComponent("tokens"), pin: pin, pinFile: pinFile)
-        _ = try store.addTokens(labels)
+        _ = try store.addTokensBlocking(labels)
         return store
     }
 
-    /// Initialises tokens labelled `labels` in this store; returns the names of their new directories.
+    /// Initialises tokens labelled `labels` in this store; returns the names of their new directories. Blocks
+    /// the calling thread while the tools run: call it on a thread of its own.
     @discardableResult
-    public func addTokens(_ labels: [String]) throws -> Set<String> {
+    public func addTokensBlocking(_ labels: [String]) throws -> Set<String> {
         let manager = FileManager.default
         let before = Set((try? manager.contentsOfDirectory(atPath: tokensDirectory.path)) ?? [])
-        let output = try ToolRun.run(
+        let output = try ToolRun.runBlocking(
             "/bin/bash",
             [
                 ToolRun.repositoryRoot.appendingPathComponent("scripts/softhsm-token.sh").path, "--dir", directory.path,
@@ -70,7 +80,9 @@ public struct SoftHSMStore: Sendable {
 
 /// Runs the command-line tools the test set-ups need, the one way: output to files (a pipe's reader
 /// waits for every copy of the write end, and a child another test starts may inherit one; see
-/// ``ChildProcess``), standard input from /dev/null, the wait bounded.
+/// ``ChildProcess``), standard input from /dev/null, the wait bounded. From async code ``run(_:_:environment:within:)``
+/// awaits the child on a thread of its own, as ``PythonOracle`` does: a blocked cooperative thread is one of
+/// the two a two-core machine has, and every other test of the run waits for it.
 public enum ToolRun {
     /// A tool that failed, or did not finish in time.
     public struct Failure: Error, CustomStringConvertible {
@@ -94,11 +106,27 @@ public enum ToolRun {
         return nil
     }
 
-    /// Runs `tool` to completion within `limit`; its standard output, or a ``Failure`` with its standard error.
+    /// The bound on a tool's run: it only ends a hang (the tools here finish in a second or two).
+    public static let defaultLimit: Duration = .seconds(30)
+
+    /// Runs `tool` to completion within `limit`, awaited on a thread of its own (never on Swift's cooperative
+    /// pool); its standard output, or a ``Failure`` with its standard error.
     @discardableResult
     public static func run(
         _ tool: String, _ arguments: [String], environment: [String: String] = [:],
-        within limit: Duration = .seconds(120)
+        within limit: Duration = defaultLimit
+    ) async throws -> String {
+        try await ChildProcess.onThread { () -> Result<String, any Error> in
+            Result { try runBlocking(tool, arguments, environment: environment, within: limit) }
+        }.get()
+    }
+
+    /// ``run(_:_:environment:within:)`` for a plain thread or a synchronous set-up: blocks the calling thread
+    /// until the tool has exited.
+    @discardableResult
+    public static func runBlocking(
+        _ tool: String, _ arguments: [String], environment: [String: String] = [:],
+        within limit: Duration = defaultLimit
     ) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-tool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -128,9 +128,7 @@ struct SendTransactionTests {
         #expect(nonces == [UInt256(3), UInt256(4), UInt256(5)])
     }
 
-    @Test(
-        "A failing action cancels in-flight node work without hanging, and later sends still work",
-        .timeLimit(.minutes(2)))
+    @Test("A failing action cancels in-flight node work without hanging, and later sends still work")
     func cancellationDuringNodeCalls() async throws {
         let setup = try await Setup.start()
         defer { setup.evm.stop() }
@@ -140,7 +138,14 @@ struct SendTransactionTests {
         for round in 0..<12 {
             var actions = (0..<3).map { _ in setup.send(#""to":"\#(recipient.lowercased)","value":"0x1""#) }
             actions.insert(Actions.personal("no", other.address, chain: setup.chain), at: round % 4)
-            let error = await #expect(throws: DispatchError.self) { try await setup.dispatcher.sign(actions: actions) }
+            let batch = Task { () -> Result<SignedActions, any Error> in
+                do { return .success(try await setup.dispatcher.sign(actions: actions)) } catch {
+                    return .failure(error)
+                }
+            }
+            // A batch that hangs on its cancelled node calls fails at the bound (it only ends such a hang).
+            let outcome = try #require(await RealTime.value(of: batch, within: .seconds(30)), "round \(round) hung")
+            let error = #expect(throws: DispatchError.self) { try outcome.get() }
             #expect(error?.index == round % 4)
         }
         // Whatever was broadcast before the cancellation, the next send fills a valid nonce and is mined.

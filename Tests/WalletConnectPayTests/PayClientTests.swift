@@ -2,6 +2,7 @@ import EIP712
 import EthereumPrimitives
 import Foundation
 import SignerKit
+import SignerKitCurl
 import SignerKitHTTPServer
 import SignerKitTestSupport
 import SoftwareSigner
@@ -239,9 +240,13 @@ struct PayClientTests {
         service.inject(.status(429, code: "rate_limited", retryAfter: "5"), on: .payment)
         let clock = ManualClock()
         // Retry-After capped at 400 ms in tests (2 s in production). The attempts' deadlines are read on the
-        // manual clock too, which lags real time: a long request timeout keeps a loaded machine's real HTTP
-        // exchange inside them.
-        let client = makeClient(service, requestTimeout: .seconds(3600), clock: clock)
+        // manual clock too, which stands still while the real HTTP exchange takes its time: the transport gives
+        // each request the time it has left on that clock.
+        let client = PayClient(
+            configuration: PayClientConfiguration(
+                baseURL: service.baseURL, authentication: .appId("test-app", clientId: "test-client"),
+                retry: fastRetry),
+            transport: ManualClockTransport(CurlHTTPTransport.shared, clock: clock), clock: clock)
         let task = Task { () async -> Result<PaymentInfo, PayError> in
             do throws(PayError) { return .success(try await client.payment(paymentId: id)) } catch {
                 return .failure(error)
@@ -357,9 +362,12 @@ struct PayClientTests {
             Issue.record("expected .transport, got \(String(describing: error))"); return
         }
 
+        // The answer waits until the client has given up: libcurl's timeout on a real socket is the subject.
+        let entered = Signal()
+        let gaveUp = Signal()
         let slow = try HTTPServer { _ in
-            // Slower than the client's request timeout: libcurl's timeout on a real socket is the subject.
-            try? await Task.sleep(for: .seconds(3))
+            entered.fire()
+            await gaveUp.fired()
             return HTTPServerResponse(status: 200, body: Array("{}".utf8))
         }
         defer { slow.stopWithoutWaiting() }
@@ -371,17 +379,27 @@ struct PayClientTests {
         let clock = ContinuousClock()
         let started = clock.now
         error = await payError { () async throws(PayError) in try await impatient.payment(paymentId: "pay_1") }
+        gaveUp.fire()
         guard case .timeout? = error else {
             Issue.record("expected .timeout, got \(String(describing: error))"); return
         }
+        await entered.fired()  // the request was sent: the request timeout ended it, not the connect timeout
+        // A lower bound only (a loaded machine makes it longer, never shorter): the timeout is not cut short.
         #expect(started.duration(to: clock.now) >= .milliseconds(450))
     }
 
     @Test("a long poll extends the timeouts by maxPollMs")
     func longPollTimeouts() async throws {
-        let slow = try HTTPServer { _ in
-            // Slower than the default request timeout, faster than the long poll's: libcurl's timeout is the subject.
-            try? await Task.sleep(for: .milliseconds(1500))
+        let plainTimedOut = Signal()
+        let slow = try HTTPServer { request in
+            if request.query.contains("maxPollMs") {
+                // A real wait (libcurl's real-time timeout is the subject): the answer comes after the 1 s
+                // default timeout, well inside the long poll's. It runs on the connection's thread, so nothing
+                // else in the test process delays it.
+                try? await Task.sleep(for: .milliseconds(1500))
+            } else {
+                await plainTimedOut.fired()  // held until the client has given up
+            }
             return HTTPServerResponse(
                 status: 200, headers: [("Content-Type", "application/json")],
                 body: Array(#"{"status":"processing","isFinal":false,"pollInMs":10,"info":null}"#.utf8))
@@ -392,15 +410,17 @@ struct PayClientTests {
                 baseURL: try #require(URL(string: slow.baseURLString)), authentication: .none, retry: .none,
                 connectTimeout: .seconds(1),
                 requestTimeout: .seconds(1)))
-        // 1 s timeouts + a long poll of 30 s: the 1.5 s answer arrives even on a loaded machine.
-        let status = try await client.paymentStatus(paymentId: "pay_1", maxPollMs: 30_000)
+        // 1 s timeouts + a long poll of 29 s: the 1.5 s answer arrives; the bound only ends a hang.
+        let status = try await client.paymentStatus(paymentId: "pay_1", maxPollMs: 29_000)
         #expect(status.status == .processing)
         let clock = ContinuousClock()
         let started = clock.now
         let error = await payError { () async throws(PayError) in try await client.paymentStatus(paymentId: "pay_1") }
+        plainTimedOut.fire()
         guard case .timeout? = error else {
             Issue.record("expected .timeout, got \(String(describing: error))"); return
         }
+        // A lower bound only (a loaded machine makes it longer, never shorter): the timeout is not cut short.
         #expect(started.duration(to: clock.now) >= .milliseconds(900))
     }
 

@@ -141,7 +141,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         upstream = self.state.upstream
         if upstream is None:
             return 404, {"Content-Type": "application/json"}, b'{"code":"not_found","message":"no upstream"}'
-        connection = http.client.HTTPConnection(upstream.hostname, upstream.port or 80, timeout=120)
+        # Bounds a hung upstream (the tests' long polls ask for at most a few seconds).
+        connection = http.client.HTTPConnection(upstream.hostname, upstream.port or 80, timeout=30)
         headers = {name: value for name, value in self.headers.items() if name.lower() not in HOP_BY_HOP}
         headers["Connection"] = "close"
         path = upstream.path.rstrip("/") + self.path if upstream.path not in ("", "/") else self.path

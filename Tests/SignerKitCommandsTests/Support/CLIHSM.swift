@@ -82,15 +82,21 @@ enum CLIHSM {
         }
     }
 
-    /// Creates a store with the main and login tokens (and a P-256 key when pkcs11-tool exists).
-    /// Loads no module in this process.
-    static func makeStore() throws -> Store {
-        let hsm = try SoftHSMStore.make(prefix: "signerkit-cli-p11", pin: pin, labels: [Label.main, Label.login])
+    /// Creates a store with the main and login tokens (and a P-256 key when pkcs11-tool exists), the tools
+    /// awaited on a thread of their own (never on Swift's cooperative pool). Loads no module in this process.
+    static func makeStore() async throws -> Store {
+        try await ChildProcess.onThread { () -> Result<Store, any Error> in Result { try makeStoreBlocking() } }.get()
+    }
+
+    /// ``makeStore()`` on the calling thread, which it blocks while the tools run.
+    static func makeStoreBlocking() throws -> Store {
+        let hsm = try SoftHSMStore.makeBlocking(
+            prefix: "signerkit-cli-p11", pin: pin, labels: [Label.main, Label.login])
         let wrongPinFile = hsm.directory.appendingPathComponent("wrong.pin").path
         try ToolRun.writePrivate("not-the-pin\n", to: wrongPinFile)
         var hasP256Key = false
         if let tool = executable("pkcs11-tool") {
-            try run(
+            try ToolRun.runBlocking(
                 tool,
                 [
                     "--module", modulePath, "--token-label", Label.main, "--login", "--pin", pin, "--keypairgen",
@@ -105,16 +111,17 @@ enum CLIHSM {
     }
 
     /// The child process's store, with `SOFTHSM2_CONF` set in the process environment before any
-    /// test can load the module (every in-process PKCS#11 test goes through here first).
-    static func inProcessStore() throws -> Store {
+    /// test can load the module (every in-process PKCS#11 test goes through here first). Made once, on a
+    /// thread of its own.
+    static func inProcessStore() async throws -> Store {
         guard isChild else {
             throw CLIHSMError(description: "the in-process PKCS#11 store is only made in the child test process")
         }
-        return try childStore.get()
+        return try await ChildProcess.onThread { childStore }.get()
     }
 
     private static let childStore: Result<Store, CLIHSMError> = Result {
-        let store = try makeStore()
+        let store = try makeStoreBlocking()
         setenv("SOFTHSM2_CONF", store.configuration, 1)
         return store
     }.mapError { CLIHSMError(description: "\($0)") }
@@ -122,10 +129,10 @@ enum CLIHSM {
     /// The first executable called `name` on `PATH` or in /usr/bin.
     static func executable(_ name: String) -> String? { ToolRun.executable(name) }
 
-    /// Runs a tool to completion; its stdout, or an error with its stderr.
+    /// Runs a tool to completion, awaited on a thread of its own; its stdout, or an error with its stderr.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String], environment: [String: String]) throws -> String {
-        try ToolRun.run(tool, arguments, environment: environment)
+    static func run(_ tool: String, _ arguments: [String], environment: [String: String]) async throws -> String {
+        try await ToolRun.run(tool, arguments, environment: environment)
     }
 }
 

@@ -94,7 +94,7 @@ func rawRequest(_ method: String, _ url: URL, body: String? = nil, contentType: 
     async throws
     -> (status: Int, body: String)
 {
-    var request = URLRequest(url: url)
+    var request = URLRequest(url: url, timeoutInterval: 30)  // a hang bound (URLSession's default is 60 s)
     request.httpMethod = method
     if let body {
         request.httpBody = Data(body.utf8)
