@@ -112,9 +112,7 @@ struct ServeLimitsTests {
         let served = try await RawClient.offPool { () -> Int in
             var served = 0
             for _ in 0..<requests {
-                let after = max(attack.ticks, 1)
-                guard RealTime.pollBlocking(within: .seconds(20), until: { attack.ticks > after }) else { break }
-                usleep(250_000)
+                guard attack.awaitMidTick(after: max(attack.ticks, 1)) else { break }
                 let client = try RawClient(port: port, receiveTimeout: .seconds(5))
                 client.send(legitimate)
                 if client.readResponse()?.status == 200 { served += 1 }

@@ -49,11 +49,7 @@ struct SlowClientTests {
         let (firstTry, served) = try await RawClient.offPool { () -> (Int, Int) in
             var firstTry = 0
             var served = 0
-            func midTick(after ticks: Int) -> Bool {
-                guard RealTime.pollBlocking(within: .seconds(20), until: { attack.ticks > ticks }) else { return false }
-                Thread.sleep(forTimeInterval: 0.25)
-                return true
-            }
+            func midTick(after ticks: Int) -> Bool { attack.awaitMidTick(after: ticks) }
             // Two ticks: every slot is taken.
             guard midTick(after: 1) else { return (0, 0) }
             for _ in 0..<requests {

@@ -21,6 +21,7 @@ public final class Slowloris: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let ended = DispatchSemaphore(value: 0)
     private let tickCount = Atomic<Int>(0)
+    private let midTickCount = Atomic<Int>(0)
     private let openedCount = Atomic<Int>(0)
     private let peakHeldCount = Atomic<Int>(0)
 
@@ -34,6 +35,16 @@ public final class Slowloris: Sendable {
 
     /// Ticks completed (each after its reconnections).
     public var ticks: Int { tickCount.load(ordering: .acquiring) }
+    /// Half ticks passed since the last reconnection: the moment a legitimate client is sent, far from the
+    /// attacker's next burst of reconnections (which may briefly take the spare slots).
+    public var midTicks: Int { midTickCount.load(ordering: .acquiring) }
+
+    /// Blocks (a plain thread, never the cooperative pool) until the attack is half a tick past a reconnection
+    /// that came after `ticks` ticks; `false` when it is not within a 20 s bound.
+    public func awaitMidTick(after ticks: Int) -> Bool {
+        RealTime.pollBlocking(within: .seconds(20)) { midTicks > ticks }
+    }
+
     /// Connections opened so far, reopened ones included.
     public var opened: Int { openedCount.load(ordering: .relaxed) }
     /// The most attacking connections the server held from one tick to the next.
@@ -79,7 +90,12 @@ public final class Slowloris: Sendable {
                 }
             }
             tickCount.add(1, ordering: .releasing)
-            Thread.sleep(forTimeInterval: Double(tick.components.attoseconds) / 1e18 + Double(tick.components.seconds))
+            for half in 0..<2 {
+                // A real sleep: the attack's pace against the server's real sockets is the subject.
+                let (seconds, attoseconds) = (tick / 2).components
+                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+                if half == 0 { midTickCount.store(tickCount.load(ordering: .relaxed), ordering: .releasing) }
+            }
         }
     }
 }
