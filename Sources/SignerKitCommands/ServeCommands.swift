@@ -65,6 +65,18 @@ enum ServeCommands {
             context.printLine("configuration OK: \(signers.count) key(s), \(configuration.clients.count) client(s)")
             return .success
         }
+        // One instance per SQLite store: every nonce reservation and open claim found at start is then one a
+        // killed run left. The reservations are freed before serving (no account waits for their lease).
+        let instanceLock = try stores.lockInstance()
+        var earlierRuns: [String] = []
+        if instanceLock != nil {
+            earlierRuns += [await stores.releaseReservationsOfEarlierRuns()].compactMap { $0 }
+            // What a killed run journalled is put on its way first (within one request timeout); once every
+            // entry is, that run's idempotency claims end, so their retries run instead of 409.
+            let sweep = await ServeRecoveryLog.startupSweep(service, within: configuration.limits.requestTimeout)
+            earlierRuns += [sweep.line].compactMap { $0 }
+            if sweep.isComplete { earlierRuns += [await stores.releaseClaimsOfEarlierRuns()].compactMap { $0 } }
+        }
         let io = context.io
         let handler = ServiceHTTPHandler(service: service, log: { line in io.writeStandardError(line + "\n") })
         let tls = try configuration.tls.map { (files) throws(CommandFailure) in
@@ -80,6 +92,8 @@ enum ServeCommands {
         }
         StopSignal.install()
         ReloadSignal.install()
+        context.io.writeStandardError("listening \(server.baseURLString)\n")
+        for line in earlierRuns { context.io.writeStandardError(line + "\n") }
         // Transactions a killed earlier run journalled but never sent go out now, and every half minute
         // after, so no account waits behind one of them.
         let recovery = service.recovery.map { recovery in
@@ -90,7 +104,7 @@ enum ServeCommands {
             }
         }
         defer { recovery?.cancel() }
-        context.io.writeStandardError("listening \(server.baseURLString)\n")
+        defer { withExtendedLifetime(instanceLock) {} }
         while !StopSignal.requested {
             if ReloadSignal.take() {
                 context.io.writeStandardError(ServeReload.reload(service, configurationPath: path) + "\n")
@@ -162,6 +176,20 @@ enum ServeKeys {
 
 /// The log line of a recovery sweep that did something (`nil` for a sweep that found nothing to do).
 enum ServeRecoveryLog {
+    /// One sweep before serving, its node calls bounded by `limit`: whether it was complete, and its log line.
+    static func startupSweep(_ service: SignerService, within limit: Duration) async -> (
+        isComplete: Bool, line: String?
+    ) {
+        guard let recovery = service.recovery else { return (true, nil) }
+        let clock = SystemClock()
+        let outcome = await CallerDeadline.within(clock.now.advanced(by: limit), on: clock) {
+            () async -> Result<JournalRecovery.Report, JournalError> in
+            do throws(JournalError) { return .success(try await recovery.sweep()) } catch { return .failure(error) }
+        }
+        let complete = if case .success(let report) = outcome { report.isComplete } else { false }
+        return (complete, line(outcome))
+    }
+
     static func line(_ outcome: Result<JournalRecovery.Report, JournalError>) -> String? {
         var members: [JSONObject.Member] = [.init(key: "msg", value: .string("recovery"))]
         switch outcome {
@@ -172,9 +200,13 @@ enum ServeRecoveryLog {
             ]
         case .success(let report):
             guard !report.isEmpty else { return nil }
-            members.append(.init(key: "level", value: .string(report.failed.isEmpty ? "info" : "error")))
+            let level = !report.failed.isEmpty ? "error" : report.unreached > 0 ? "warning" : "info"
+            members.append(.init(key: "level", value: .string(level)))
             for (key, hashes) in [("resent", report.resent), ("rejected", report.rejected), ("failed", report.failed)] {
                 members.append(.init(key: key, value: .array(hashes.map { .string($0.hex) })))
+            }
+            if report.unreached > 0 {
+                members.append(.init(key: "unreached", value: .number(String(report.unreached))))
             }
         }
         return JSONValue.object(JSONObject(members: members)).serialized

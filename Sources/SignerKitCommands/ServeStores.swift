@@ -1,3 +1,4 @@
+import EthereumPrimitives
 import Secp256k1
 import SignerKit
 import SignerKitPostgres
@@ -6,10 +7,42 @@ import SignerKitService
 
 /// The state of `signerkit serve` in its configured ``ServiceStore``: the transaction journal, the idempotency
 /// store and, with PostgreSQL, the audit rows (beside the `auditLog` file when one is configured too).
-struct ServeStores {
+struct ServeStores: Sendable {
     let journal: any TransactionJournal
     let idempotency: any IdempotencyStore
     let auditTrail: (any AuditTrail)?
+    /// The SQLite database, when the store is one (`nil` for PostgreSQL).
+    var sqlitePath: String?
+
+    /// The instance lock of an SQLite store (`nil` for PostgreSQL, which several instances share).
+    ///
+    /// - Throws: 65 when another instance serves the store.
+    func lockInstance() throws(CommandFailure) -> SQLiteInstanceLock? {
+        guard let sqlitePath else { return nil }
+        do { return try SQLiteInstanceLock(databasePath: sqlitePath) } catch {
+            throw .invalidInput("configuration: store.sqlite: \(error)")
+        }
+    }
+
+    /// Frees the nonce reservations killed runs left in an SQLite store (its instance lock held, before serving);
+    /// the log line saying how many (`nil` when there were none).
+    func releaseReservationsOfEarlierRuns() async -> String? {
+        guard let journal = journal as? SQLiteTransactionJournal else { return nil }
+        let result: Result<Int, JournalError>
+        do { result = .success(try await journal.releaseAllReservations()) } catch { result = .failure(error) }
+        return Self.logLine("nonce reservations of earlier runs", result.mapError { $0 as any Error })
+    }
+
+    /// Ends the idempotency claims killed runs left in an SQLite store (its instance lock held, its journal swept
+    /// completely, before serving): a retry of such a key then runs — re-sending its journalled transaction,
+    /// never signing a new one — instead of being told 409 until the claim's lease lapses. The log line saying
+    /// how many (`nil` when there were none).
+    func releaseClaimsOfEarlierRuns() async -> String? {
+        guard let store = idempotency as? SQLiteIdempotencyStore else { return nil }
+        let result: Result<Int, any Error>
+        do { result = .success(try await store.releaseOpenClaims()) } catch { result = .failure(error) }
+        return Self.logLine("idempotency claims of earlier runs", result)
+    }
 
     /// Opens the stores of `configuration` (errors name the member of the configuration).
     static func open(_ configuration: ServiceConfiguration, allowInsecure: Bool) async throws(CommandFailure)
@@ -47,7 +80,9 @@ struct ServeStores {
             case 1: trails[0]
             default: AuditTrails(trails)
             }
-        return ServeStores(journal: journal, idempotency: idempotency, auditTrail: trail)
+        var sqlitePath: String?
+        if case .sqlite(let path) = configuration.store { sqlitePath = path }
+        return ServeStores(journal: journal, idempotency: idempotency, auditTrail: trail, sqlitePath: sqlitePath)
     }
 
     /// The libpq settings of `server`, with the password read from its file into secure memory.
@@ -61,5 +96,26 @@ struct ServeStores {
         return PostgresConfiguration(
             host: server.host, port: server.port, database: server.database, user: server.user, password: password,
             sslMode: server.sslMode, timeout: server.timeout, poolSize: server.poolSize)
+    }
+}
+
+extension ServeStores {
+    /// The log line of a release: how many were released (`nil` for none), or why it failed.
+    static func logLine(_ message: String, _ result: Result<Int, any Error>) -> String? {
+        var members: [JSONObject.Member] = [.init(key: "msg", value: .string(message))]
+        switch result {
+        case .success(0): return nil
+        case .success(let released):
+            members += [
+                .init(key: "level", value: .string("info")),
+                .init(key: "released", value: .number(String(released))),
+            ]
+        case .failure(let error):
+            members += [
+                .init(key: "level", value: .string("error")),
+                .init(key: "problem", value: .string(EchoedText.abbreviated("\(error)"))),
+            ]
+        }
+        return JSONValue.object(JSONObject(members: members)).serialized
     }
 }

@@ -102,6 +102,20 @@ public final class SQLiteIdempotencyStore: IdempotencyStore {
         }
     }
 
+    /// Ends every open claim and returns how many there were: for the one instance on this file (it holds the
+    /// ``SQLiteInstanceLock``) at start-up, once its journal recovery has run, every open claim is one a killed
+    /// earlier run left — so a retry of its key runs now instead of being told 409 until the lease lapses. The
+    /// keys stay bound to their request hashes; a retry re-sends the journalled transaction, never a new one.
+    public func releaseOpenClaims() async throws(IdempotencyStoreError) -> Int {
+        try await queue.perform { () throws(IdempotencyStoreError) -> Int in
+            try self.sql { () throws(SQLiteError) -> Int in
+                try self.database.query(
+                    "UPDATE idempotency_keys SET expires = NULL WHERE answer IS NULL AND expires IS NOT NULL", [])
+                return self.database.changes
+            }
+        }
+    }
+
     /// Runs an SQLite step, turning its failure into an ``IdempotencyStoreError``.
     private func sql<T>(_ body: () throws(SQLiteError) -> T) throws(IdempotencyStoreError) -> T {
         do { return try body() } catch { throw IdempotencyStoreError("idempotency store \(error)") }

@@ -51,6 +51,18 @@ extension SQLiteTransactionJournal {
         }
     }
 
+    /// Ends every nonce reservation and returns how many there were: for the one instance on this file (it holds
+    /// the ``SQLiteInstanceLock``) before it serves, every reservation is one a killed earlier run left, and its
+    /// nonce — never journalled, so never broadcast — is free for the next transaction of the account at once.
+    public func releaseAllReservations() async throws(JournalError) -> Int {
+        try await queue.perform { () throws(JournalError) -> Int in
+            try self.sql { () throws(SQLiteError) -> Int in
+                try self.database.query("DELETE FROM reservations", [])
+                return self.database.changes
+            }
+        }
+    }
+
     /// The nonces at or above `floor` that a non-rejected entry or a reservation of the lane holds, ascending
     /// (lapsed reservations are already gone).
     private func takenNonces(lane: [SQLiteValue], from floor: UInt256) throws(SQLiteError) -> [UInt256] {

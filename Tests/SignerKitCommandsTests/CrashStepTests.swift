@@ -98,4 +98,38 @@ struct CrashStepTests {
         let intents = audit.split(separator: "\n").filter { $0.contains(#""outcome":"intent""#) }.count
         #expect(intents >= 2, "\(step): every signing call wrote its intent first: \(audit)")
     }
+
+    @Test("after a crash the dead run's claim is taken over once recovery has run: a retry is not told 409 for a lease")
+    func claimTakenOverAfterRecovery() async throws {
+        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
+        defer { node.stop() }
+        let chain = JSONRPCClient(url: node.url)
+        let directory = try TemporaryDirectory()
+        // The default lease (three request timeouts plus a minute): a retry waiting for it would see 409 for
+        // well over the 30 s bound below.
+        let config = try ServeTests.config(
+            directory, #", "upstream": {"eip155:2021": "\#(node.url.absoluteString)"}"#)
+        let body = Self.payment(111, to: Self.payee)
+        let doomed = try await ServiceProcess.start(
+            config: config, environment: ["SIGNERKIT_CRASH_AT": CrashStep.journalled.rawValue])
+        _ = await post(doomed, body, key: "order-1")
+        let ended = await doomed.awaitExit(within: .seconds(30))
+        try #require(
+            ended?.reason == .uncaughtSignal && ended?.status == SIGKILL, "not killed: \(String(describing: ended))")
+
+        // A second instance on the same SQLite store is refused while one serves it.
+        let service = try await ServiceProcess.start(config: config)
+        defer { service.stopInBackground() }
+        let second = try await Binary.run(["serve", "--config", config])
+        #expect(second.status == 65 && second.stderr.contains("another instance serves this SQLite store"), "\(second)")
+
+        let taken = try #require(
+            await service.awaitLogLine(withMessagePrefix: "idempotency claims of earlier runs"),
+            "the claim was not taken over")
+        #expect(taken["released"] == .number("1"), "\(taken.serialized)")
+        let retried = await post(service, body, key: "order-1")
+        let told = try #require(Self.hash(retried), "retry answered \(String(describing: retried?.status))")
+        #expect(try await chain.transactionReceipt(try Bytes32(hex: told))?.succeeded == true)
+        #expect(try await chain.transactionCount(of: try Address(Actions.address), block: .latest) == 1)
+    }
 }

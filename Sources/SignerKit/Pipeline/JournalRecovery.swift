@@ -31,12 +31,19 @@ public struct JournalRecovery: Sendable {
         public var rejected: [Bytes32] = []
         /// Transactions whose sending failed for another reason this time (tried again next sweep).
         public var failed: [Bytes32] = []
+        /// Unresolved transactions not looked at because their chain has no node or the node did not answer
+        /// (looked at next sweep).
+        public var unreached = 0
 
         /// A report of a sweep that did nothing.
         public init() {}
 
         /// Whether the sweep found nothing to do.
-        public var isEmpty: Bool { resent.isEmpty && rejected.isEmpty && failed.isEmpty }
+        public var isEmpty: Bool { resent.isEmpty && rejected.isEmpty && failed.isEmpty && unreached == 0 }
+
+        /// Whether every unresolved transaction was looked at and is now known to the node or resolved: what a
+        /// dead request left is on its way.
+        public var isComplete: Bool { failed.isEmpty && unreached == 0 }
     }
 
     /// One sweep over every unresolved entry.
@@ -48,12 +55,15 @@ public struct JournalRecovery: Sendable {
         var lanes: [NonceLane: [JournalEntry]] = [:]
         for entry in pending { lanes[NonceLane(account: entry.account, chain: entry.chain), default: []].append(entry) }
         for (lane, entries) in lanes {
-            guard let node = nodes[lane.chain] else { continue }
             let account = lane.account
+            let node = nodes[lane.chain]
             let mined = await NodeCall.shielded { () async -> UInt256? in
-                try? await node.transactionCount(of: account, block: .latest)
+                try? await node?.transactionCount(of: account, block: .latest)
             }
-            guard let mined else { continue }
+            guard let node, let mined else {
+                report.unreached += entries.count
+                continue
+            }
             // Lowest nonce first: each one sent may let the next be mined.
             for entry in entries.sorted(by: { $0.nonce < $1.nonce }) where entry.nonce >= mined {
                 guard await !TransactionBroadcaster.isKnown(entry.hash, by: node) else { continue }
