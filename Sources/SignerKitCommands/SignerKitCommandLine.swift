@@ -1,4 +1,5 @@
 import Foundation
+import SignerKit
 
 /// The `signerkit` command line: argument dispatch, error reporting and exit statuses.
 ///
@@ -45,6 +46,10 @@ public enum SignerKitCommandLine {
         if rest.isEmpty {
             io.writeStandardError(Usage.text(for: command, path: path))
             return .invalidInput
+        }
+        if rest == ["--version"] {
+            io.writeStandardOutput("signerkit \(SignerKitVersion.current)\n")
+            return .success
         }
         while case .group(let subcommands) = command.body {
             guard let word = rest.first else {

@@ -18,7 +18,10 @@ enum Usage {
             lines += table(subcommands.map { ($0.name, $0.summary) })
             lines.append("")
             lines.append("Options:")
-            lines += table([("-h, --help", "show this help")])
+            lines += table(
+                path.count == 1
+                    ? [("-h, --help", "show this help"), ("--version", "print the version (signerkit X.Y.Z)")]
+                    : [("-h, --help", "show this help")])
             lines.append("")
             lines.append("Run \"\(name) <command> --help\" for a command's options.")
         case .leaf(let spec):

@@ -5,7 +5,7 @@ import SignerKitHTTPServer
 import SignerKitSupport
 
 /// The service on HTTP: `POST /` with `Authorization: Bearer <token>` carries JSON-RPC; `GET /healthz`
-/// answers `{"status":"ok"}`; `GET /metrics` the Prometheus metrics. A missing or unknown token gets 401
+/// answers `{"status":"ok","version":"X.Y.Z"}`; `GET /metrics` the Prometheus metrics. A missing or unknown token gets 401
 /// before any JSON-RPC processing (on a server given ``checkHead(_:)``, before the body is even read). Every
 /// request is logged as one JSON line (`log`), every call is written to the audit log and synced before the
 /// answer leaves.
@@ -56,7 +56,7 @@ package struct ServiceHTTPHandler: Sendable {
     package func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         switch (request.method, request.path) {
         case ("GET", "/healthz"):
-            return Self.json(200, #"{"status":"ok"}"#)
+            return Self.health
         case ("GET", "/metrics"):
             return HTTPServerResponse(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")],
@@ -135,6 +135,9 @@ package struct ServiceHTTPHandler: Sendable {
             status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Content-Type", "application/json")],
             body: Array(#"{"error":"unauthorized"}"#.utf8))
     }
+
+    /// `GET /healthz`: `{"status":"ok","version":"X.Y.Z"}`.
+    static let health = json(200, #"{"status":"ok","version":"\#(SignerKitVersion.current)"}"#)
 
     /// What the service answers when the audit trail cannot be written.
     static let auditFailure = json(503, #"{"error":"the audit log could not be written"}"#)
