@@ -195,7 +195,9 @@ struct ServeTests {
         #expect(try await post(service, "not json", token: "wrong").status == 401)
         let health = try await transport.send(
             HTTPRequest(method: "GET", url: service.url.appendingPathComponent("healthz"), timeout: .seconds(10)))
-        #expect(health.status == 200 && String(decoding: health.body, as: UTF8.self) == #"{"status":"ok","version":"0.1.0"}"#)
+        #expect(
+            health.status == 200
+                && String(decoding: health.body, as: UTF8.self) == #"{"status":"ok","version":"0.1.0"}"#)
         #expect(await service.stop() == 0, "SIGTERM ends the service with status 0")
     }
 
