@@ -8,10 +8,13 @@
 #   --smoke       what CI runs: every target for 15 seconds
 #   --parallel J  run J targets at a time (default 1; the machine's cores are the useful limit)
 #   --seed        (re)write the seed inputs of Fuzz/Corpus/TARGET from the test fixtures and vectors first
-#   --minimize    instead of fuzzing, shrink each corpus to the inputs that keep its coverage (libFuzzer -merge)
+#   --minimize    instead of fuzzing, fold what runs found (.build/fuzz/corpus/TARGET) into Fuzz/Corpus/TARGET and
+#                 shrink it to the inputs that keep its coverage (libFuzzer -merge): the one step that changes
+#                 the committed corpus
 #
-# Corpora live in Fuzz/Corpus/TARGET (seeds committed, seeded again automatically when a folder is empty);
-# new inputs a run finds are added there. A crash, a leak, a timeout or a failed property stops that target,
+# Corpora live in Fuzz/Corpus/TARGET (seeds committed, seeded again automatically when a folder is empty); a run
+# reads them and adds the new inputs it finds to .build/fuzz/corpus/TARGET, so running the tests leaves the tree
+# as it was. A crash, a leak, a timeout or a failed property stops that target,
 # makes the script exit 1, and leaves the reproducer in .build/fuzz/reproducers/TARGET/ (run it again with
 # `SIGNERKIT_FUZZ_TARGET=TARGET .build/fuzz/debug/signerkit-fuzz FILE`). Results, one line per target
 # (executions, coverage, features, corpus size), go to stdout and .build/fuzz/summary.tsv.
@@ -92,13 +95,14 @@ done
 if ((minimize)); then
     for t in "${targets[@]}"; do
         before="$(ls -A "Fuzz/Corpus/$t" | wc -l)"
-        rm -rf "$scratch/merge/$t" && mkdir -p "$scratch/merge/$t"
+        rm -rf "$scratch/merge/$t" && mkdir -p "$scratch/merge/$t" "$scratch/corpus/$t"
+        # The committed corpus and what fuzzing found since (the scratch corpus), down to what keeps coverage.
         SIGNERKIT_FUZZ_TARGET="$t" SWIFT_BACKTRACE=enable=no "$binary" -merge=1 -timeout=20 -rss_limit_mb=2048 \
-            -max_len=16384 "$scratch/merge/$t" "Fuzz/Corpus/$t" >"$scratch/merge/$t.log" 2>&1 || {
+            -max_len=16384 "$scratch/merge/$t" "Fuzz/Corpus/$t" "$scratch/corpus/$t" >"$scratch/merge/$t.log" 2>&1 || {
             echo "fuzz.sh: merging $t failed (log: $scratch/merge/$t.log)" >&2
             exit 1
         }
-        rm -rf "Fuzz/Corpus/$t" && mv "$scratch/merge/$t" "Fuzz/Corpus/$t"
+        rm -rf "Fuzz/Corpus/$t" && mv "$scratch/merge/$t" "Fuzz/Corpus/$t" && rm -rf "$scratch/corpus/$t"
         echo "fuzz.sh: $t: $before inputs -> $(ls -A "Fuzz/Corpus/$t" | wc -l)" >&2
     done
     exit 0
@@ -107,17 +111,19 @@ fi
 # One target for $seconds; prints its summary line; returns libFuzzer's status.
 run_one() {
     local t="$1" log="$scratch/logs/$1.log" repro="$scratch/reproducers/$1"
-    mkdir -p "$scratch/logs" "$repro" "Fuzz/Corpus/$t"
+    mkdir -p "$scratch/logs" "$repro" "$scratch/corpus/$t"
     local status=0
     # SWIFT_BACKTRACE: Swift's own crash handler would run (and trip AddressSanitizer) after libFuzzer's.
+    # libFuzzer writes (and reduces) only in its first corpus folder: the scratch one under .build, so a run
+    # reads the committed corpus and never changes it (scripts/fuzz.sh --minimize folds findings in, on purpose).
     SIGNERKIT_FUZZ_TARGET="$t" SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:symbolize=1" \
-        "$binary" "Fuzz/Corpus/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+        "$binary" "$scratch/corpus/$t" "Fuzz/Corpus/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
         -max_len=16384 -print_final_stats=1 -artifact_prefix="$repro/" >"$log" 2>&1 || status=$?
     local runs features coverage corpus
     runs="$(grep -Eo '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || true)"
     coverage="$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)"
     features="$(grep -Eo 'ft: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)"
-    corpus="$(ls -A "Fuzz/Corpus/$t" | wc -l)"
+    corpus="$(($(ls -A "Fuzz/Corpus/$t" | wc -l) + $(ls -A "$scratch/corpus/$t" | wc -l)))"
     local outcome="ok"
     if ((status != 0)); then
         outcome="FAILED (status $status; reproducer: $(ls -t "$repro" | head -1 | sed "s|^|$repro/|"); log: $log)"

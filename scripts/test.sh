@@ -30,3 +30,12 @@ SIGNERKIT_BIN="$(swift build -c release --show-bin-path)/signerkit" timeout --si
     "$root/scripts/scale-out-check.sh" --count 200
 # Fuzz smoke: every libFuzzer target 15 s (two at a time), built with AddressSanitizer in .build/fuzz.
 "$root/scripts/fuzz.sh" --smoke --parallel 2
+# Running the tests leaves the tree as it was: nothing new, nothing changed, nothing deleted.
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    changed="$(git -C "$root" status --porcelain)"
+    if [[ -n "$changed" ]]; then
+        echo "test.sh: the tests changed the tree ($(wc -l <<<"$changed") paths):" >&2
+        head -20 <<<"$changed" >&2
+        exit 1
+    fi
+fi
