@@ -40,11 +40,15 @@ struct DeepLinkTransportTests {
             let signature = try await TestKeys.wallet.sign(prehash: PersonalMessage.digest(Array("deep link".utf8)))
             let callback = signedCallback(for: requestURL, signature: signature.hex)
             #expect(callback.hasPrefix("mydapp://callback?state="))
-            let reply = try await DeepLinkTransport.deliver(callback, socketPath: path, timeout: exchangeDeadline)
+            let reply = try await DeepLinkTransport.deliver(
+                callback, socketPath: path, timeout: exchangeDeadline,
+                transport: ProgressBoundedTransport(within: exchangeDeadline))
             #expect(reply.isAccepted)
             #expect(try await signing.value == signature)
 
-            let replay = try await DeepLinkTransport.deliver(callback, socketPath: path, timeout: exchangeDeadline)
+            let replay = try await DeepLinkTransport.deliver(
+                callback, socketPath: path, timeout: exchangeDeadline,
+                transport: ProgressBoundedTransport(within: exchangeDeadline))
             #expect(replay == .rejected(WaypointError.replayedState.description))
             await session.close()
         }
@@ -61,13 +65,13 @@ struct DeepLinkTransportTests {
             let requestURL = try await opener.url()
             let unknown = try await DeepLinkTransport.deliver(
                 "mydapp://callback?state=nope&method=sign&type=success&data=0x", socketPath: path,
-                timeout: exchangeDeadline)
+                timeout: exchangeDeadline, transport: ProgressBoundedTransport(within: exchangeDeadline))
             #expect(unknown == .rejected(WaypointError.unknownState.description))
             // The right state delivered to another scheme: the pending request fails.
             let state = queryParameter("state", in: requestURL) ?? ""
             let elsewhere = try await DeepLinkTransport.deliver(
                 "otherapp://callback?state=\(state)&method=sign&type=success&data=0x", socketPath: path,
-                timeout: exchangeDeadline)
+                timeout: exchangeDeadline, transport: ProgressBoundedTransport(within: exchangeDeadline))
             #expect(!elsewhere.isAccepted)
             await #expect(
                 throws: WaypointError.redirectMismatch(expected: "mydapp://callback", actual: "otherapp://callback")
@@ -92,7 +96,8 @@ struct DeepLinkTransportTests {
             let state = queryParameter("state", in: requestURL) ?? ""
             let reply = try await DeepLinkTransport.deliver(
                 "mydapp://cb?state=\(state)&method=auth&type=fail&code=1004&message=%5BAUTHORIZE_INVALID_PAYLOAD%5D+Bad+scope",
-                socketPath: path, timeout: exchangeDeadline)
+                socketPath: path, timeout: exchangeDeadline,
+                transport: ProgressBoundedTransport(within: exchangeDeadline))
             #expect(!reply.isAccepted)
             await #expect(
                 throws: WaypointError.walletFailure(
@@ -107,7 +112,9 @@ struct DeepLinkTransportTests {
         try await withSocketPath(mode: 0o755) { path in
             #expect(throws: WaypointError.self) { try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path) }
             await #expect(throws: WaypointError.self) {
-                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
+                try await DeepLinkTransport.deliver(
+                    "mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline,
+                    transport: ProgressBoundedTransport(within: exchangeDeadline))
             }
         }
     }
@@ -115,7 +122,9 @@ struct DeepLinkTransportTests {
     @Test func secondListenerAndMissingListener() async throws {
         try await withSocketPath { path in
             await #expect(throws: WaypointError.transport("no signer is waiting on \(path)")) {
-                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
+                try await DeepLinkTransport.deliver(
+                    "mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline,
+                    transport: ProgressBoundedTransport(within: exchangeDeadline))
             }
             let first = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
             _ = try await first.start()
@@ -135,7 +144,8 @@ struct DeepLinkTransportTests {
         try await withSocketPath { path in
             let transport = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path)
             let early = try await DeepLinkTransport.deliver(
-                "mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
+                "mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline,
+                transport: ProgressBoundedTransport(within: exchangeDeadline))
             #expect(early == .rejected("the signer is not waiting"))
             let events = try await transport.start()
             let reader = Task { () -> String? in
@@ -148,13 +158,16 @@ struct DeepLinkTransportTests {
                 return nil
             }
             let reply = try await DeepLinkTransport.deliver(
-                "  mydapp://cb?state=t  ", socketPath: path, timeout: exchangeDeadline)
+                "  mydapp://cb?state=t  ", socketPath: path, timeout: exchangeDeadline,
+                transport: ProgressBoundedTransport(within: exchangeDeadline))
             #expect(reply == .accepted("got it"))
             #expect(await reader.value == "mydapp://cb?state=t")
             await transport.stop()
             #expect(access(path, F_OK) != 0)
             await #expect(throws: WaypointError.transport("no signer is waiting on \(path)")) {
-                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
+                try await DeepLinkTransport.deliver(
+                    "mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline,
+                    transport: ProgressBoundedTransport(within: exchangeDeadline))
             }
         }
     }
@@ -168,7 +181,9 @@ struct DeepLinkTransportTests {
             let transport = try DeepLinkTransport(redirectURI: "mydapp://cb", socketPath: path, clock: clock)
             _ = try await transport.start()  // accepting, but nothing reads the callbacks
             let delivery = Task {
-                try await DeepLinkTransport.deliver("mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline)
+                try await DeepLinkTransport.deliver(
+                    "mydapp://cb?state=s", socketPath: path, timeout: exchangeDeadline,
+                    transport: ProgressBoundedTransport(within: exchangeDeadline))
             }
             await clock.sleepers(atLeast: 1)
             clock.advance(by: DeepLinkTransport.replyTimeout - .nanoseconds(1))

@@ -26,3 +26,19 @@ extension RealTime {
         return try outcome.get()
     }
 }
+
+/// An ``HTTPTransport`` whose every exchange is bounded like ``RealTime/send(_:within:)`` (on
+/// ``RealTime/Progress``, not the wall clock): for code under test that takes a transport and would otherwise
+/// bound an exchange whose answer needs the cooperative pool by a wall-clock timeout.
+public struct ProgressBoundedTransport: HTTPTransport {
+    /// The bound of each exchange.
+    public let limit: Duration
+
+    /// Exchanges bounded by `limit` of progress.
+    public init(within limit: Duration) { self.limit = limit }
+
+    /// ``RealTime/send(_:within:)``.
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        try await RealTime.send(request, within: limit)
+    }
+}
