@@ -21,9 +21,9 @@ enum ServeCommands {
             (filled and broadcast through the chain's upstream node), signerkit_signActions (wallet RPC actions →
             their results in order, all or nothing) and signerkit_preview; eth_sign only with "enableEthSign";
             the read-only methods of "passThrough" (eth_blockNumber, eth_call, eth_getBalance, … by default) are passed
-            to the default chain's upstream node, and no other. GET /healthz
-            answers {"status":"ok","version":"X.Y.Z"}. A missing or unknown token gets HTTP 401. Prints "listening http://HOST:PORT"
-            on stderr once ready; SIGTERM or SIGINT drains the requests in flight and exits 0.
+            to the default chain's upstream node, and no other. GET /healthz answers {"status":"ok","version":"X.Y.Z"}.
+            A missing or unknown token gets HTTP 401. Prints "listening http://HOST:PORT" on stderr once ready;
+            SIGTERM or SIGINT drains the requests in flight and exits 0.
             serve check-config reads the configuration and every key it names, checks the upstream nodes'
             chain ids, prints "configuration OK" and exits; an invalid configuration exits 65 naming the key path
             in the file. docs/SERVICE.md describes the configuration.

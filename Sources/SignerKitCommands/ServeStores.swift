@@ -28,9 +28,9 @@ struct ServeStores: Sendable {
     /// the log line saying how many (`nil` when there were none).
     func releaseReservationsOfEarlierRuns() async -> String? {
         guard let journal = journal as? SQLiteTransactionJournal else { return nil }
-        let result: Result<Int, JournalError>
+        let result: Result<Int, any Error>
         do { result = .success(try await journal.releaseAllReservations()) } catch { result = .failure(error) }
-        return Self.logLine("nonce reservations of earlier runs", result.mapError { $0 as any Error })
+        return Self.logLine("nonce reservations of earlier runs", result)
     }
 
     /// Ends the idempotency claims killed runs left in an SQLite store (its instance lock held, its journal swept

@@ -132,7 +132,7 @@ extension SignerService {
     static func refusal(
         of client: ServiceClient, account: Address, chain: ChainID, method: RpcMethod, calledAs: String
     ) -> String? {
-        if let chains = client.chains, !chains.contains(chain) { return "client \(client.name) may not use \(chain)" }
+        if let refusal = refusal(of: client, chain: chain) { return refusal }
         if let allowed = client.accounts, !allowed.contains(account) {
             return "client \(client.name) may not sign with \(account)"
         }
@@ -186,15 +186,19 @@ extension SignerService {
         }
     }
 
+    /// Why `client` may not use `chain` (its `chains`), or nil when it may.
+    static func refusal(of client: ServiceClient, chain: ChainID) -> String? {
+        guard let chains = client.chains, !chains.contains(chain) else { return nil }
+        return "client \(client.name) may not use \(chain)"
+    }
+
     /// Passes a call to the default chain's upstream node (when `client` may use that chain); its JSON-RPC
     /// errors keep their code.
     func proxy(_ call: ServiceCall, client: ServiceClient) async -> Result<JSONValue, JSONRPCError> {
         guard let chain = configuration.defaultChain, let node = upstream[chain] else {
             return .failure(.methodNotFound(call.method, "no upstream node is configured"))
         }
-        if let chains = client.chains, !chains.contains(chain) {
-            return .failure(.forbidden("client \(client.name) may not use \(chain)"))
-        }
+        if let refusal = Self.refusal(of: client, chain: chain) { return .failure(.forbidden(refusal)) }
         do { return .success(try await node.call(method: call.method, params: call.params)) } catch {
             if case .rpc(let code, let message, _) = error {
                 return .failure(

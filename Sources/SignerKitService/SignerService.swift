@@ -202,11 +202,9 @@ public final class SignerService: Sendable {
             if start >= deadline {
                 result = .failure(.requestTimeUsedUp)
             } else {
-                var working = record
                 result = await CallerDeadline.within(deadline, on: clock) {
-                    await perform(call, client: client, requestKey: requestKey, deadline: deadline, record: &working)
+                    await perform(call, client: client, requestKey: requestKey, deadline: deadline, record: &record)
                 }
-                record = working
             }
             record.duration = clock.now - start
             switch result {
