@@ -96,12 +96,21 @@ enum ServeCommands {
         context.io.writeStandardError("listening \(server.baseURLString)\n")
         for line in earlierRuns { context.io.writeStandardError(line + "\n") }
         // Transactions a killed earlier run journalled but never sent go out now, and every half minute
-        // after, so no account waits behind one of them.
+        // after, so no account waits behind one of them. With PostgreSQL, the claims of instances found gone
+        // as a sweep began are taken over once it completed.
         let recovery = service.recovery.map { recovery in
             Task {
-                await recovery.run(every: SignerService.recoveryInterval) { outcome in
-                    if let line = ServeRecoveryLog.line(outcome) { io.writeStandardError(line + "\n") }
-                }
+                await recovery.run(
+                    every: SignerService.recoveryInterval,
+                    onSweep: { outcome in
+                        if let line = ServeRecoveryLog.line(outcome) { io.writeStandardError(line + "\n") }
+                        if let line = stores.handOverClaimsOfStoppedInstances(after: outcome) {
+                            io.writeStandardError(line + "\n")
+                        }
+                    },
+                    beforeSweep: {
+                        if let line = await stores.noteStoppedInstances() { io.writeStandardError(line + "\n") }
+                    })
             }
         }
         defer { recovery?.cancel() }

@@ -44,6 +44,26 @@ struct ServeStores: Sendable {
         return Self.logLine("idempotency claims of earlier runs", result)
     }
 
+    /// As a recovery sweep begins: notes, in a PostgreSQL store, the instances whose claims are open but whose
+    /// session is gone (killed, or cut off from the database). The log line of a failure (`nil` otherwise).
+    func noteStoppedInstances() async -> String? {
+        guard let store = idempotency as? PostgresIdempotencyStore else { return nil }
+        do { try await store.recoveryStarting() } catch {
+            return Self.logLine("idempotency claims of stopped instances", .failure(error))
+        }
+        return nil
+    }
+
+    /// Once that sweep completed, the open claims of those instances may be taken over: a retry of such a key
+    /// runs — re-sending its journalled transaction, never signing a new one — instead of being told 409 until
+    /// the claim's lease lapses. The log line saying for how many instances (`nil` when none).
+    func handOverClaimsOfStoppedInstances(after outcome: Result<JournalRecovery.Report, JournalError>) -> String? {
+        guard let store = idempotency as? PostgresIdempotencyStore else { return nil }
+        let complete = if case .success(let report) = outcome { report.isComplete } else { false }
+        let instances = store.recoveryFinished(complete: complete)
+        return Self.logLine("idempotency claims of stopped instances", .success(instances), counting: "instances")
+    }
+
     /// Opens the stores of `configuration` (errors name the member of the configuration).
     static func open(_ configuration: ServiceConfiguration, allowInsecure: Bool) async throws(CommandFailure)
         -> ServeStores
@@ -100,15 +120,18 @@ struct ServeStores: Sendable {
 }
 
 extension ServeStores {
-    /// The log line of a release: how many were released (`nil` for none), or why it failed.
-    static func logLine(_ message: String, _ result: Result<Int, any Error>) -> String? {
+    /// The log line of a release: how many were released (or the `counting` member; `nil` for none), or why it
+    /// failed.
+    static func logLine(_ message: String, _ result: Result<Int, any Error>, counting: String = "released")
+        -> String?
+    {
         var members: [JSONObject.Member] = [.init(key: "msg", value: .string(message))]
         switch result {
         case .success(0): return nil
         case .success(let released):
             members += [
                 .init(key: "level", value: .string("info")),
-                .init(key: "released", value: .number(String(released))),
+                .init(key: counting, value: .number(String(released))),
             ]
         case .failure(let error):
             members += [

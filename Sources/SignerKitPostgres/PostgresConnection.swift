@@ -79,7 +79,7 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Closes the connection (libpq zeroes its copy of the password); the next statement opens a new one.
-    private func close() {
+    func close() {
         if let handle { PQfinish(handle) }
         handle = nil
     }

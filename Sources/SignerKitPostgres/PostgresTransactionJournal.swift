@@ -60,6 +60,15 @@ public final class PostgresTransactionJournal: TransactionJournal {
                 if let holder = holders.first?.bytes(0).flatMap({ Bytes32($0) }), holder != entry.hash {
                     return .nonceInUse(nonce: entry.nonce, hash: holder)
                 }
+                // Two runs of one action share its lane (its account and chain), locked above.
+                let answering = try connection.query(
+                    """
+                    SELECT hash FROM signerkit_broadcasts b WHERE identity = $1
+                    AND NOT EXISTS (SELECT 1 FROM signerkit_outcomes o WHERE o.hash = b.hash) ORDER BY seq DESC LIMIT 1
+                    """, [.bytes(entry.identity.digest.bytes)])
+                if let answer = answering.first?.bytes(0).flatMap({ Bytes32($0) }), answer != entry.hash {
+                    return .actionInFlight(hash: answer)
+                }
                 try connection.execute(
                     """
                     INSERT INTO signerkit_broadcasts (hash, identity, chain, account, nonce, raw)

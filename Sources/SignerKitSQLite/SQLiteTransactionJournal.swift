@@ -51,6 +51,9 @@ public final class SQLiteTransactionJournal: TransactionJournal {
                     if let holder = try self.unresolvedHolder(of: entry), holder != entry.hash {
                         return .nonceInUse(nonce: entry.nonce, hash: holder)
                     }
+                    if let answering = try self.unresolvedAnswer(to: entry), answering != entry.hash {
+                        return .actionInFlight(hash: answering)
+                    }
                     try self.database.query(
                         "INSERT INTO broadcasts (hash, identity, chain, account, nonce, raw) VALUES (?, ?, ?, ?, ?, ?)",
                         [
@@ -155,6 +158,20 @@ public final class SQLiteTransactionJournal: TransactionJournal {
             holder = row.blob(0).flatMap { Bytes32($0) }
         }
         return holder
+    }
+
+    /// The hash of the newest unresolved entry with the identity of `entry`.
+    private func unresolvedAnswer(to entry: JournalEntry) throws(SQLiteError) -> Bytes32? {
+        var answering: Bytes32?
+        try database.query(
+            """
+            SELECT hash FROM broadcasts b WHERE identity = ?
+            AND NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.hash = b.hash) ORDER BY seq DESC LIMIT 1
+            """, [.blob(entry.identity.digest.bytes)]
+        ) { row in
+            answering = row.blob(0).flatMap { Bytes32($0) }
+        }
+        return answering
     }
 
     /// A row of `broadcasts` as an entry (`nil` when it does not decode).

@@ -132,4 +132,46 @@ struct CrashStepTests {
         #expect(try await chain.transactionReceipt(try Bytes32(hex: told))?.succeeded == true)
         #expect(try await chain.transactionCount(of: try Address(Actions.address), block: .latest) == 1)
     }
+
+    @Test("PostgreSQL: the claim of an instance killed mid-payment is taken over after another's recovery sweep")
+    func claimOfKilledInstanceTakenOverOnPostgres() async throws {
+        let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
+        defer { node.stop() }
+        let chain = JSONRPCClient(url: node.url)
+        let directory = try TemporaryDirectory()
+        let (store, database) = try await ServeTests.postgresStore(directory)
+        // The default lease (three request timeouts plus a minute): a retry waiting for it would see 409 for
+        // well over the 30 s bounds below.
+        let config = try ServeTests.config(
+            directory, #", "upstream": {"eip155:2021": "\#(node.url.absoluteString)"}, "store": \#(store)"#)
+        let body = Self.payment(111, to: Self.payee)
+        let doomed = try await ServiceProcess.start(
+            config: config, environment: ["SIGNERKIT_CRASH_AT": CrashStep.journalled.rawValue])
+        _ = await post(doomed, body, key: "order-1")
+        let ended = await doomed.awaitExit(within: .seconds(30))
+        try #require(
+            ended?.reason == .uncaughtSignal && ended?.status == SIGKILL, "not killed: \(String(describing: ended))")
+        // The server notices the closed socket and drops the dead instance's owner lock.
+        let server = try await PostgresServer.shared.value
+        let ownerLocks = """
+            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = \(0x534b_4f57)
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """
+        let gone = await RealTime.first(within: .seconds(30)) {
+            (try? await server.psql(ownerLocks, database: database)) == "0\n" ? true : nil
+        }
+        try #require(gone == true, "the killed instance's owner lock stayed")
+
+        // Another instance's first sweep re-sends what the dead one journalled, then takes its claims over.
+        let service = try await ServiceProcess.start(config: config)
+        defer { service.stopInBackground() }
+        let taken = try #require(
+            await service.awaitLogLine(withMessagePrefix: "idempotency claims of stopped instances"),
+            "the claim was not taken over")
+        #expect(taken["instances"] == .number("1"), "\(taken.serialized)")
+        let retried = await post(service, body, key: "order-1")
+        let told = try #require(Self.hash(retried), "retry answered \(String(describing: retried?.status))")
+        #expect(try await chain.transactionReceipt(try Bytes32(hex: told))?.succeeded == true)
+        #expect(try await chain.transactionCount(of: try Address(Actions.address), block: .latest) == 1)
+    }
 }

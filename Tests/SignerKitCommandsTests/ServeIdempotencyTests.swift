@@ -146,12 +146,8 @@ struct ServeIdempotencyTests {
     func twoInstancesShareOneStore() async throws {
         let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
         defer { node.stop() }
-        let server = try await PostgresServer.shared.value
-        let database = try await server.createDatabase()
         let directory = try TemporaryDirectory()
-        try directory.write("pg.password", server.password + "\n")
-        let store =
-            #"{"postgres": {"host": "\#(server.host)", "port": \#(server.port), "database": "\#(database)", "user": "\#(server.user)", "passwordFile": "pg.password", "sslMode": "disable"}}"#
+        let store = try await ServeTests.postgresStore(directory).member
         let config = try ServeTests.config(
             directory, #", "upstream": {"eip155:2021": "\#(node.url.absoluteString)"}, "store": \#(store)"#)
         #expect(try await Binary.run(["serve", "check-config", "--config", config]).status == 0)

@@ -124,6 +124,18 @@ struct ServeTests {
         )
     }
 
+    /// The `store` member for a new database on the shared PostgreSQL server (its password in `pg.password`
+    /// in `directory`), and the database's name.
+    static func postgresStore(_ directory: TemporaryDirectory) async throws -> (member: String, database: String) {
+        let server = try await PostgresServer.shared.value
+        let database = try await server.createDatabase()
+        try directory.write("pg.password", server.password + "\n")
+        return (
+            #"{"postgres": {"host": "\#(server.host)", "port": \#(server.port), "database": "\#(database)", "user": "\#(server.user)", "passwordFile": "pg.password", "sslMode": "disable"}}"#,
+            database
+        )
+    }
+
     /// POSTs `body` with `token` (none: no Authorization header).
     func post(_ service: ServiceProcess, _ body: String, token: String? = ServeTests.token) async throws -> HTTPResponse
     {

@@ -78,6 +78,39 @@ struct JournalContractTests {
     }
 
     @Test(
+        "one unresolved entry per action: another run's transaction for it is refused until the first is rejected",
+        arguments: StoreBackend.allCases)
+    func oneAnswerPerAction(backend: StoreBackend) async throws {
+        let open = try await backend.journals()
+        try await expectOneAnswerPerAction(try await open(), try await open())
+    }
+
+    @Test("one unresolved entry per action in a journal file, through two handles")
+    func oneAnswerPerActionInAFile() async throws {
+        let path = try StoreBackend.temporaryFile() + ".journal"
+        try await expectOneAnswerPerAction(
+            FileTransactionJournal(path: path), FileTransactionJournal(path: path))
+    }
+
+    /// The first run journals the action at nonce 7; a second run (another handle, another nonce) may not
+    /// until that entry is rejected.
+    private func expectOneAnswerPerAction(_ first: any TransactionJournal, _ second: any TransactionJournal)
+        async throws
+    {
+        let journalled = entry(7, identity: "order-1")
+        let rival = entry(8, identity: "order-1")
+        try await first.record(journalled)
+        try await second.record(journalled)
+        await #expect(throws: JournalError.actionInFlight(hash: journalled.hash)) { try await second.record(rival) }
+        #expect(try await first.unresolvedEntries().allSatisfy { $0 == journalled })
+        // Other actions are not held up.
+        try await second.record(entry(8, identity: "order-2"))
+        try await first.resolve([journalled.hash], as: .rejected)
+        try await second.record(entry(9, identity: "order-1"))
+        #expect(try await first.unresolvedEntry(for: journalled.identity) == entry(9, identity: "order-1"))
+    }
+
+    @Test(
         "two handles reserving 50 nonces each at once, from one floor, get 100 distinct consecutive nonces",
         arguments: StoreBackend.allCases)
     func concurrentReservations(backend: StoreBackend) async throws {

@@ -95,7 +95,7 @@ struct JournalTests {
                 group.addTask {
                     let journal = FileTransactionJournal(path: path)
                     for item in 0..<10 {
-                        try await journal.record(entry(UInt64(writer * 100 + item), identity: "\(writer)"))
+                        try await journal.record(entry(UInt64(writer * 100 + item), identity: "\(writer)-\(item)"))
                     }
                 }
             }

@@ -37,6 +37,11 @@ public final class FileTransactionJournal: TransactionJournal {
                 {
                     throw .nonceInUse(nonce: entry.nonce, hash: holder.hash)
                 }
+                if let answering = state.latest(for: entry.identity, includingReported: false),
+                    answering.hash != entry.hash
+                {
+                    throw .actionInFlight(hash: answering.hash)
+                }
                 try file.append(JournalRecord.broadcast(entry).line)
             }
         }

@@ -48,6 +48,10 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another unresolved entry already holds this nonce for this account and chain (another process signed
     /// with it): nothing may be broadcast with it.
     case nonceInUse(nonce: UInt256, hash: Bytes32)
+    /// Another unresolved entry already answers this action (another run of the same request — a retry
+    /// that took over the claim of one thought dead, say — journalled it first): nothing may be broadcast for
+    /// the action but that transaction.
+    case actionInFlight(hash: Bytes32)
 
     /// A one-line explanation.
     public var description: String {
@@ -56,6 +60,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corrupt(let line, let reason): "line \(line) is corrupt: \(reason)"
         case .nonceInUse(let nonce, let hash):
             "nonce \(nonce.decimalString) is already used by the unresolved transaction \(hash)"
+        case .actionInFlight(let hash):
+            "the action is already answered by the unresolved transaction \(hash) (another run of the request)"
         }
     }
 }
@@ -69,8 +75,12 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
 public protocol TransactionJournal: Sendable {
     /// Stores `entry` durably (on stable storage when this returns).
     ///
+    /// At most one unresolved entry answers an action: two runs of one request (a retry that took over a
+    /// claim while the first run still lived) never both pay it. This check and the write are one atomic step.
+    ///
     /// - Throws: ``JournalError/nonceInUse(nonce:hash:)`` when an unresolved entry of the same chain and
-    ///   account holds the nonce; ``JournalError/io(_:)`` when the entry could not be stored.
+    ///   account holds the nonce; ``JournalError/actionInFlight(hash:)`` when an unresolved entry with another
+    ///   hash has the same identity; ``JournalError/io(_:)`` when the entry could not be stored.
     func record(_ entry: JournalEntry) async throws(JournalError)
 
     /// Marks the entries with these hashes as resolved with `outcome`.

@@ -82,13 +82,15 @@ public struct JournalRecovery: Sendable {
         return report
     }
 
-    /// Sweeps now and then every `interval` on `clock` until the task is cancelled; `onSweep` gets each
-    /// report (or the journal's error).
+    /// Sweeps now and then every `interval` on `clock` until the task is cancelled; `beforeSweep` runs as each
+    /// sweep begins, and `onSweep` gets its report (or the journal's error).
     public func run(
         every interval: Duration, clock: any SignerClock = SystemClock(),
-        onSweep: @Sendable (Result<Report, JournalError>) -> Void = { _ in }
+        onSweep: @Sendable (Result<Report, JournalError>) -> Void = { _ in },
+        beforeSweep: @Sendable () async -> Void = {}
     ) async {
         while !Task.isCancelled {
+            await beforeSweep()
             do throws(JournalError) { onSweep(.success(try await sweep())) } catch { onSweep(.failure(error)) }
             do { try await clock.sleep(for: interval) } catch { return }
         }
