@@ -21,6 +21,10 @@ public enum PINSource: Sendable, CustomStringConvertible {
     case environment(name: String = PINSource.defaultEnvironmentVariable)
     /// The first line of this file (a trailing newline, and CR, are dropped). Keep it mode 0600.
     case file(path: String)
+    /// The first line of the file whose path the environment variable with this name holds (default
+    /// ``defaultFileEnvironmentVariable``, what `scripts/softhsm-token.sh` exports): the PIN stays in a file,
+    /// and only its path travels through the environment.
+    case environmentFile(name: String = PINSource.defaultFileEnvironmentVariable)
     /// A prompt on the controlling terminal (`/dev/tty`) with echo turned off.
     case terminalPrompt(prompt: String = "PKCS#11 user PIN: ")
     /// A PIN already in secure memory. It is consumed: the buffer is wiped after the login
@@ -33,6 +37,9 @@ public enum PINSource: Sendable, CustomStringConvertible {
     /// `SIGNERKIT_PIN`.
     public static let defaultEnvironmentVariable = "SIGNERKIT_PIN"
 
+    /// `SIGNERKIT_PIN_FILE`.
+    public static let defaultFileEnvironmentVariable = "SIGNERKIT_PIN_FILE"
+
     /// The longest PIN accepted from a file, variable or terminal.
     public static let maximumLength = 256
 
@@ -41,6 +48,7 @@ public enum PINSource: Sendable, CustomStringConvertible {
         switch self {
         case .environment(let name): "environment variable \(name)"
         case .file(let path): "PIN file \(path)"
+        case .environmentFile(let name): "PIN file named by environment variable \(name)"
         case .terminalPrompt: "terminal prompt"
         case .secure: "secure buffer"
         case .protectedAuthenticationPath: "protected authentication path"
@@ -61,6 +69,11 @@ public enum PINSource: Sendable, CustomStringConvertible {
                 buffer.copyMemory(from: UnsafeRawBufferPointer(start: value, count: length))
             }
         case .file(let path):
+            return try Self.readFile(path)
+        case .environmentFile(let name):
+            guard let path = getenv(name).map({ String(cString: $0) }), !path.isEmpty else {
+                throw .pinUnavailable("environment variable \(name) (the PIN file's path) is not set")
+            }
             return try Self.readFile(path)
         case .terminalPrompt(let prompt):
             return try Self.readTerminal(prompt: prompt)

@@ -218,6 +218,30 @@ extension TokenTests {
             #expect(try ECDSA.recoverAddress(prehash: message, signature: signature) == info.address)
         }
 
+        @Test("the page's example as written: the PIN from the file an environment variable names")
+        func pinFileNamedByEnvironment() async throws {
+            let fixture = try await TestHSM.fixture()
+            let token = try await TestHSM.mainToken()
+            let label = TestHSM.uniqueLabel("pin-file")
+            let info = try token.generateKeyPair(label: label)
+            let variable = "SIGNERKIT_TEST_PIN_FILE_\(UInt32.random(in: 0...UInt32.max))"
+            #expect(
+                throws: PKCS11Error.pinUnavailable("environment variable \(variable) (the PIN file's path) is not set")
+            ) { try PINSource.environmentFile(name: variable).read() }
+            setenv(variable, fixture.pinFile.path, 1)
+            defer { unsetenv(variable) }
+            let pin = try #require(try PINSource.environmentFile(name: variable).read())
+            #expect(pin.withUnsafeBytes { Array($0) } == Array(TestHSM.pin.utf8))
+            let signer = try PKCS11KeySigner.open(
+                module: TestHSM.modulePath, token: .label(TestHSM.Label.main), key: .label(label),
+                pin: .environmentFile(name: variable))
+            let message = digest("pin file")
+            let signature = try await signer.sign(prehash: message)
+            #expect(try ECDSA.recoverAddress(prehash: message, signature: signature) == info.address)
+            #expect(
+                PINSource.environmentFile().description == "PIN file named by environment variable SIGNERKIT_PIN_FILE")
+        }
+
         @Test("a signature that does not recover to the cached key is rejected")
         func mismatchRejected() async throws {
             let token = try await TestHSM.mainToken()
