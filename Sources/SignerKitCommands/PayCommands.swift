@@ -34,7 +34,8 @@ enum PayCommands {
 
             signerkit pay serve-local [--port N] [--rpc-url URL] runs a local Pay service on 127.0.0.1
             (any https://pay.walletconnect.com/?pid=pay_<name> link is created on first use) until
-            interrupted; its first line is "listening http://127.0.0.1:<port>".
+            interrupted; its first line is "listening http://127.0.0.1:<port>", and the same line goes to standard
+            error once it accepts connections.
 
             \(SigningKeyOptions.details)
             """,
@@ -212,6 +213,7 @@ enum PayCommands {
         let demo = service.createPayment(LocalPayService.PaymentSpec(id: "pay_signerkit_demo", amountCents: 150))
         StopSignal.install()
         context.printLine("listening \(service.baseURL.absoluteString)")
+        ReadyLine.announce(service.baseURL.absoluteString, to: context.io)
         context.printLine("payment link: \(service.paymentLink(for: demo))")
         context.printLine(
             "any https://pay.walletconnect.com/?pid=pay_<name> link is created on first use; Ctrl-C stops")

@@ -93,7 +93,7 @@ enum ServeCommands {
         }
         StopSignal.install()
         ReloadSignal.install()
-        context.io.writeStandardError("listening \(server.baseURLString)\n")
+        ReadyLine.announce(server.baseURLString, to: context.io)
         for line in earlierRuns { context.io.writeStandardError(line + "\n") }
         // Transactions a killed earlier run journalled but never sent go out now, and every half minute
         // after, so no account waits behind one of them. With PostgreSQL, the claims of instances found gone

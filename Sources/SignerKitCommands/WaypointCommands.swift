@@ -156,7 +156,8 @@ enum WaypointCommands {
         details: """
             Serves /client/{clientId}/authorize, /wallet/sign and /wallet/send with an approval page (Approve /
             Reject buttons), signs with the key, and redirects (302) to the request's redirect. Prints
-            "listening: http://127.0.0.1:PORT" and runs until stopped (or --exit-after).
+            "listening: http://127.0.0.1:PORT" (standard error: "listening http://127.0.0.1:PORT") and runs until
+            stopped (or --exit-after).
             """,
         synopsis: "--key-file FILE [--port N] [options]",
         flags: SigningKeyOptions.flags + [
@@ -581,6 +582,7 @@ enum WaypointCommands {
             throw .failure("\(error)")
         }
         context.printLine("listening: \(simulator.origin)")
+        ReadyLine.announce(simulator.origin, to: context.io)
         context.io.writeStandardError("wallet \(simulator.configuration.walletAddress.checksummed); stop with Ctrl-C\n")
         context.io.writeStandardError(
             "jwks: \(simulator.origin)/.well-known/jwks.json (ID tokens: ES256, iss \(simulator.origin))\n")
