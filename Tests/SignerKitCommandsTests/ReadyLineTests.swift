@@ -35,8 +35,10 @@ struct ReadyLineTests {
         }
         // Written once it accepts connections: the origin answers at once.
         let origin = line.map { String($0.dropFirst("listening ".count)) }
-        let answer = try? await CurlHTTPTransport().send(
-            HTTPRequest(method: "GET", url: URL(string: (origin ?? "") + "/")!, timeout: .seconds(30)))
+        var answer: HTTPResponse?
+        if let origin, let url = URL(string: origin + "/") {
+            answer = try? await CurlHTTPTransport().send(HTTPRequest(method: "GET", url: url, timeout: .seconds(30)))
+        }
         kill(process.processIdentifier, SIGKILL)
         await waitForExit(process, killAfter: .seconds(5))
         let ready = try #require(origin, "no ready line")
