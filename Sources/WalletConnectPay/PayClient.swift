@@ -351,7 +351,7 @@ public final class PayClient: Sendable {
             return "the option has \(expected.count) action(s), the bundle answers \(signed.count)"
         }
         for (i, (a, b)) in zip(expected, signed).enumerated() where a != b {
-            return "action[\(i)] differs (option: \(a.method) on \(a.chainId), bundle: \(b.method) on \(b.chainId))"
+            return ActionDifference.describe(index: i, option: a, bundle: b)
         }
         return "the bundle answers other actions"
     }

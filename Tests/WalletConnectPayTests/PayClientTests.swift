@@ -604,7 +604,9 @@ struct PayClientTests {
             return
         }
         #expect(refusedOption == option)
-        #expect(reason.contains("action[0]"))
+        #expect(
+            reason == #"action[0] differs in method: option "eth_sendTransaction", bundle "eth_signTypedData_v4""#,
+            "\(reason)")
         #expect(service.requests(to: .confirm).isEmpty)
 
         let signed = try await dispatcher.sign(actions: actions)
@@ -670,10 +672,14 @@ struct PayClientTests {
         let error = await payError { () async throws(PayError) in
             try await client.confirmPayment(paymentId: id, optionId: collect, signed: signed)
         }
-        guard case .signedActionsMismatch(let refused, _)? = error else {
+        guard case .signedActionsMismatch(let refused, let reason)? = error else {
             Issue.record("expected a mismatch, got \(String(describing: error))"); return
         }
         #expect(refused == collect)
+        // Same method, same chain: the reason names the first field that differs, and both values.
+        let difference = try #require(
+            reason.wholeMatch(of: /action\[0\] differs in params\[1\]\S* (.*): option (.+), bundle (.+)/))
+        #expect(difference.output.2 != difference.output.3, "\(reason)")
         let unfetched = await payError { () async throws(PayError) in
             try await client.confirmPayment(paymentId: id, optionId: permit2, signed: signed)
         }

@@ -50,6 +50,19 @@ struct PayFlowTests {
         #expect(kinds.first == "paymentId" && kinds.last == "finished")
         #expect(kinds.firstIndex(of: "selected")! < kinds.firstIndex(of: "signed")!)
         #expect(service.requests(to: .confirm).count == 1)
+
+        // Each step prints as a short readable line (a preview: one line per action), not a dump.
+        let lines = log.all.map(\.description)
+        for line in lines { #expect(line.count < 400 && !line.contains("PaymentOption("), "\(line)") }
+        #expect(lines.first == "payment \"\(id)\"")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("options: \"SignerKit Coffee\" asks 1.50 USD") && $0.hasSuffix("; 3 options")
+            })
+        #expect(lines.contains("option \"opt_erc3009_8453_0\": 1 action (eth_signTypedData_v4 on eip155:8453)"))
+        #expect(lines.contains("signed 1 action, every result verified"))
+        #expect(lines.last?.hasPrefix("finished: succeeded (transaction 0x") == true, "\(lines)")
+        #expect(PreviewWarning.unlimitedAmount.description == "unlimited amount: an unlimited allowance or transfer")
     }
 
     @Test("an explicit option that cannot be completed is an error, not a fallback")

@@ -83,3 +83,17 @@ public enum PreviewWarning: String, Sendable, Hashable, CaseIterable {
     /// A deadline that has already passed.
     case expired = "expired"
 }
+
+extension PreviewWarning: CustomStringConvertible {
+    /// What the warning means, in words (`unlimited amount: an unlimited allowance or transfer`); the code
+    /// itself is ``rawValue``.
+    public var description: String {
+        switch self {
+        case .unlimitedAmount: "unlimited amount: an unlimited allowance or transfer"
+        case .farDeadline: "far deadline: valid further ahead than the previewer's threshold (one year by default)"
+        case .unrecognized: "unrecognized: what the action does could not be decoded, and no descriptor describes it"
+        case .ownerMismatch: "owner mismatch: the message names an owner or payer other than the signing account"
+        case .expired: "expired: a deadline that has already passed"
+        }
+    }
+}

@@ -67,8 +67,7 @@ public struct SigningPreviewer: Sendable {
 
     /// A formatted token amount.
     func amount(_ amount: UInt256, token: Address, chainId: UInt256) -> TokenAmount {
-        TokenAmount(
-            token: token, amount: amount, formatted: tokens.format(amount, chainId: chainId, token: token))
+        tokens.amount(amount, chainId: chainId, token: token)
     }
 
     private func transactionPreview(_ tx: TransactionRequest, chainId: UInt256, base: SigningPreview)

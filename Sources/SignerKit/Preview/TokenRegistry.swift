@@ -69,8 +69,12 @@ public struct TokenRegistry: Sendable {
     /// `1.500000 USDC`, or `unlimited USDC` for an unlimited amount (see ``SigningPreviewer/isUnlimited(_:)``),
     /// when the token is known; else `nil`.
     public func format(_ amount: UInt256, chainId: UInt256, token address: Address) -> String? {
-        guard let known = token(chainId: chainId, address: address) else { return nil }
-        return SigningPreviewer.isUnlimited(amount) ? "unlimited \(known.symbol)" : known.format(amount)
+        self.amount(amount, chainId: chainId, token: address).formatted
+    }
+
+    /// `amount` of the token at `address` on `chainId`, with its symbol and decimals when known.
+    public func amount(_ amount: UInt256, chainId: UInt256, token address: Address) -> TokenAmount {
+        TokenAmount(token: address, amount: amount, known: token(chainId: chainId, address: address))
     }
 
     /// Every known token.

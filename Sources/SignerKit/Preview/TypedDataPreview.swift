@@ -21,8 +21,7 @@ enum TypedDataPreview {
         let types = typedData.types.value
         let message = typedData.message.value
         func amount(_ value: UInt256, _ token: Address) -> TokenAmount {
-            TokenAmount(
-                token: token, amount: value, formatted: tokens.format(value, chainId: chainId, token: token))
+            tokens.amount(value, chainId: chainId, token: token)
         }
         switch primary {
         case "Permit" where Shapes.matches(primary, Shapes.permit, in: types):

@@ -88,10 +88,14 @@ struct IntentPolicyTests {
         }
         try await refusal(
             [permit(UInt256(1_000_000)), authorization(UInt256(1_000_000)), permit2(UInt256(1_000_001))], index: 2,
-            policy: "TokenSpendCap", contains: "to 3000001, over the cap of 3000000"
+            policy: "TokenSpendCap",
+            contains: "brings the batch's total of USDC on eip155:8453 to 3.000001 USDC, over the cap of 3.000000 USDC"
         ) { cap }
         // Another chain's cap does not count; refusing uncapped tokens names the token.
-        try await refusal([permit(UInt256(1))], index: 0, policy: "TokenSpendCap", contains: "has no cap") {
+        try await refusal(
+            [permit(UInt256(1))], index: 0, policy: "TokenSpendCap",
+            contains: "token USDC (\(P.usdcBase.checksummed)) on eip155:8453 has no cap"
+        ) {
             TokenSpendCap(
                 [TokenSpendCap.Cap(chain: ChainID(eip155: 1), token: P.usdcBase, maximum: .max)],
                 refusesOtherTokens: true)

@@ -56,7 +56,7 @@ public struct TokenSpendCap: BatchPolicy {
                         return .fail(
                             index: preview.index,
                             reason:
-                                "token \(moved.token.checksummed) on \(preview.chain) has no cap (\(preview.kind.rawValue))"
+                                "token \(moved.tokenName) (\(moved.token.checksummed)) on \(preview.chain) has no cap (\(preview.kind.rawValue))"
                         )
                     }
                     continue
@@ -67,7 +67,7 @@ public struct TokenSpendCap: BatchPolicy {
                     return .fail(
                         index: preview.index,
                         reason:
-                            "\(preview.kind.rawValue) of \(moved.display) brings the batch's total of \(moved.token.checksummed) on \(preview.chain) to \(total.decimalString), over the cap of \(cap.decimalString)"
+                            "\(preview.kind.rawValue) of \(moved.display) brings the batch's total of \(moved.tokenName) on \(preview.chain) to \(moved.display(of: total)), over the cap of \(moved.display(of: cap))"
                     )
                 }
             }
