@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every SignerKit test: lints the format (`swift format lint --strict` with .swift-format), builds
-# (warnings are errors: -warnings-as-errors), runs the compile-fail, doc-block and consumer checks, then
+# (warnings are errors: -warnings-as-errors), runs the compile-fail, doc-block, API-reference and consumer checks, then
 # `swift test` (vectors, SoftHSM2 token, local EVM node, loopback HTTP, Chromium), then the dispatcher
 # suites again in a release build, then two signer-service instances on one PostgreSQL store
 # (scripts/scale-out-check.sh), then every fuzz target for 15 seconds (scripts/fuzz.sh --smoke: AddressSanitizer,
@@ -18,6 +18,7 @@ swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | tee .build/test-bu
 "$root/scripts/compile-fail-check.sh" --skip-build
 "$root/scripts/doc-blocks-check.sh" --skip-build
 "$root/scripts/architecture-check.sh"  # docs/ARCHITECTURE.md's dependency table = Package.swift
+"$root/scripts/docs.sh"  # the API reference (DocC) builds with no warning: no broken symbol or guide link
 "$root/scripts/consumer-check.sh"  # SignerKit by version, as a new user adds it (incremental after the first run)
 # A hung test must fail the run, not stall CI: 25 minutes is ten times what the suite needs.
 timeout --signal=KILL 1500 swift test --skip-build

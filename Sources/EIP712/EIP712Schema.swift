@@ -86,7 +86,7 @@ public struct EIP712Schema: Sendable {
         self.arrays = arrays
     }
 
-    /// Compiles `types` given as a ``JSONValue``.
+    /// Compiles `types` given as a `JSONValue`.
     public init(types: JSONValue, domain: JSONValue?, primaryType: String? = nil) throws(EIP712Error) {
         try self.init(types: types.document.root, domain: domain?.document.root, primaryType: primaryType)
     }

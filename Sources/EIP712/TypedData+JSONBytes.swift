@@ -2,7 +2,7 @@ import EthereumPrimitives
 
 extension TypedData {
     /// Domain separator, struct hash and digest of typed-data JSON bytes (an object, or a JSON string
-    /// holding one): the same answer, or the same error, as parsing them (``init(json:)``) and calling
+    /// holding one): the same answer, or the same error, as parsing them (`init(json:)`) and calling
     /// ``hashes()``.
     ///
     /// When the document's `types`, `primaryType` and `domain` are byte for byte those of a document

@@ -64,7 +64,7 @@ public struct TypedData: Sendable {
         self.message = message
     }
 
-    /// Reads typed data from a ``JSONValue`` (the object, or a string holding it).
+    /// Reads typed data from a `JSONValue` (the object, or a string holding it).
     public init(json: JSONValue) throws(EIP712Error) {
         try self.init(json: json.document.root)
     }
@@ -157,7 +157,7 @@ public struct CompiledTypedData: Sendable {
         return TypedDataHashes(domainSeparator: domainSeparator, structHash: structHash)
     }
 
-    /// Hashes of `message` given as a ``JSONValue``.
+    /// Hashes of `message` given as a `JSONValue`.
     public func hashes(message: JSONValue) throws(EIP712Error) -> TypedDataHashes {
         try hashes(message: message.document.root)
     }

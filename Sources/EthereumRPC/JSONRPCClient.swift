@@ -4,10 +4,10 @@ import SignerKit
 import SignerKitCurl
 import Synchronization
 
-/// An ``EthereumNode`` reached by JSON-RPC 2.0 over HTTP POST, through an ``HTTPTransport`` (libcurl by default).
+/// An `EthereumNode` reached by JSON-RPC 2.0 over HTTP POST, through an `HTTPTransport` (libcurl by default).
 ///
 /// Each request gets the next id from an atomic counter; responses are parsed with the project's
-/// strict JSON (numbers stay text). A JSON-RPC error object becomes ``NodeError/rpc(code:message:method:)``
+/// strict JSON (numbers stay text). A JSON-RPC error object becomes `NodeError/rpc(code:message:method:)`
 /// with the node's code and message, whatever the HTTP status.
 ///
 /// Transport rules (see docs/ARCHITECTURE.md, "Transport rules"):
@@ -15,16 +15,16 @@ import Synchronization
 ///   of the request the call serves (`CallerDeadline`) when it is earlier;
 /// - a request that never left (refused, DNS, TLS) is retried, up to ``maxRetries`` times, for any method;
 /// - idempotent reads (``isIdempotent(_:)``) are also retried after a lost answer, a 429 or a 5xx;
-/// - any other method whose answer is lost fails with ``NodeError/outcomeUnknown(method:reason:)`` and is
+/// - any other method whose answer is lost fails with `NodeError/outcomeUnknown(method:reason:)` and is
 ///   never sent again; ``sendRawTransaction(_:)`` first asks `eth_getTransactionByHash` for the hash it
 ///   already knows (keccak256 of the raw bytes) and returns it when the node has the transaction;
 /// - redirects are refused, response bodies are capped (``maxResponseBytes``).
 ///
-/// Every attempt goes through one ``RetryingHTTPCall`` (SignerKitHTTP), whose waits run on ``clock``.
+/// Every attempt goes through one `RetryingHTTPCall` (SignerKitHTTP), whose waits run on ``clock``.
 public final class JSONRPCClient: EthereumNode {
     /// The node's endpoint.
     public let url: URL
-    /// How long one call may take in all (``NodeError/timeout(method:)`` after it).
+    /// How long one call may take in all (`NodeError/timeout(method:)` after it).
     public let timeout: Duration
     /// Sends the requests.
     public let transport: any HTTPTransport
@@ -140,7 +140,7 @@ public final class JSONRPCClient: EthereumNode {
 
     /// `eth_sendRawTransaction`, never sent twice: when its answer is lost (or a 5xx hides it), the node is
     /// asked for the transaction by the hash the client already knows; found, the hash is returned, else
-    /// ``NodeError/outcomeUnknown(method:reason:)``. "Already known" answers are checked the same way.
+    /// `NodeError/outcomeUnknown(method:reason:)`. "Already known" answers are checked the same way.
     public func sendRawTransaction(_ raw: [UInt8]) async throws(NodeError) -> Bytes32 {
         let method = "eth_sendRawTransaction"
         let hash = Keccak256.hash(raw)

@@ -13,7 +13,7 @@ import SignerKitSupport
 ///
 /// There is deliberately no way to pass a PIN as a plain `String` or on a command line: command
 /// lines are visible to every user through `/proc`, and strings cannot be wiped. The PIN is read
-/// into a ``SecureBytes`` buffer (libgcrypt secure memory), handed to `C_Login` and wiped right
+/// into a `SecureBytes` buffer (libgcrypt secure memory), handed to `C_Login` and wiped right
 /// after the attempt, whatever its outcome.
 public enum PINSource: Sendable, CustomStringConvertible {
     /// The environment variable with this name (default ``defaultEnvironmentVariable``). The

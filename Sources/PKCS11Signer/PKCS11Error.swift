@@ -265,7 +265,7 @@ public enum PKCS11Error: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The error as a ``SignerError`` for the ``PrehashSigner`` interface: a signature that does
+    /// The error as a `SignerError` for the `PrehashSigner` interface: a signature that does
     /// not verify becomes `verificationFailed`, everything else `backendFailure`.
     public var signerError: SignerError {
         switch self {

@@ -12,13 +12,13 @@ import Synchronization
     import Darwin
 #endif
 
-/// A ``PrehashSigner`` whose secp256k1 key lives on a PKCS#11 token (an HSM, a smart card,
+/// A `PrehashSigner` whose secp256k1 key lives on a PKCS#11 token (an HSM, a smart card,
 /// SoftHSM2); the key never leaves it.
 ///
 /// Each signature is one `C_SignInit(CKM_ECDSA)` + `C_Sign` over exactly the 32-byte digest.
 /// The token's raw r‖s is brought to low s (EIP-2), and the recovery id is found by trial
 /// recovery against the public key read from the token when the signer was created
-/// (``ECDSA/recovers(_:prehash:r:s:recoveryId:)``): a recovery id is only returned when ecrecover
+/// (`ECDSA/recovers(_:prehash:r:s:recoveryId:)`): a recovery id is only returned when ecrecover
 /// of the final signature yields that cached key, so a signature from any other key (or a
 /// corrupted one) is rejected instead of returned. The two trials run side by side: once `C_Sign`
 /// has returned, the session's thread tries id 0 while the caller resumes and tries id 1, so the

@@ -112,7 +112,7 @@ public final class PKCS11Token: Sendable {
     /// (16 random bytes when `id` is `nil`).
     ///
     /// - Throws: ``PKCS11Error/keyExists(_:)`` if a private key already has the label or id (also
-    ///   when another process creates one at the same moment: see ``createUnique``); the failing call
+    ///   when another process creates one at the same moment: see `createUnique`); the failing call
     ///   otherwise (`CKR_USER_NOT_LOGGED_IN` before ``login(pin:)``).
     public func generateKeyPair(label: String, id: [UInt8]? = nil) throws(PKCS11Error) -> PKCS11KeyInfo {
         let info = try generateKeyPair(label: label, id: id, ecParameters: ECEncoding.secp256k1Parameters)

@@ -53,9 +53,9 @@ public final class DeepLinkTransport: WaypointTransport {
     /// deliverer's wait for the signer's verdict (``replyTimeout``) runs on `clock` (default: the system
     /// clock).
     ///
-    /// - Throws: ``WaypointError/transport(_:)`` when the directory is not private to this user,
+    /// - Throws: `WaypointError/transport(_:)` when the directory is not private to this user,
     ///   another signer is already waiting on the socket, or binding fails;
-    ///   ``WaypointError/invalidRequest(_:)`` for a redirect without a custom scheme.
+    ///   `WaypointError/invalidRequest(_:)` for a redirect without a custom scheme.
     public init(
         redirectURI: String, socketPath: String? = nil, opener: URLOpener = .none,
         clock: any SignerClock = SystemClock()
@@ -130,7 +130,7 @@ public final class DeepLinkTransport: WaypointTransport {
     /// Forwards a callback URL to the signer waiting on `socketPath` (default ``defaultSocketPath()``)
     /// and returns its answer, within `timeout`.
     ///
-    /// - Throws: ``WaypointError/transport(_:)`` when the directory is not private to this user, no
+    /// - Throws: `WaypointError/transport(_:)` when the directory is not private to this user, no
     ///   signer is waiting, or the exchange fails.
     public static func deliver(
         _ url: String, socketPath: String? = nil, timeout: Duration = .seconds(65),

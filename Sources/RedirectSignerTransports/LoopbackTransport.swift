@@ -35,8 +35,8 @@ public final class LoopbackTransport: WaypointTransport {
     /// registered; the socket is bound to 127.0.0.1 either way. The browser's wait for a verdict
     /// (``replyTimeout``) runs on `clock` (default: the system clock).
     ///
-    /// - Throws: ``WaypointError/transport(_:)`` when the port cannot be bound,
-    ///   ``WaypointError/invalidRequest(_:)`` for a bad path or host.
+    /// - Throws: `WaypointError/transport(_:)` when the port cannot be bound,
+    ///   `WaypointError/invalidRequest(_:)` for a bad path or host.
     public init(
         port: UInt16 = 0, path: String = "/callback", host: String = "127.0.0.1", opener: URLOpener = .none,
         clock: any SignerClock = SystemClock()

@@ -3,7 +3,7 @@ import EthereumPrimitives
 
 /// A secp256k1 private key held in libgcrypt secure memory.
 ///
-/// The 32 secret bytes live in a ``SecureBytes`` buffer that is zeroed when the key is released.
+/// The 32 secret bytes live in a `SecureBytes` buffer that is zeroed when the key is released.
 /// Nothing the type prints or throws contains them: `description`, `debugDescription` and
 /// `dump` show only the address. Instances are immutable and safe to share across tasks;
 /// concurrent signing with one key is supported.

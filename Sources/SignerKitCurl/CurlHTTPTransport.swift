@@ -1,4 +1,4 @@
-/// The ``HTTPTransport`` on libcurl: one attempt per call, fresh connection each time, redirects never
+/// The `HTTPTransport` on libcurl: one attempt per call, fresh connection each time, redirects never
 /// followed, no proxy from the environment, sockets close-on-exec, body capped, the deadline enforced
 /// by libcurl on the whole exchange, and Task cancellation stopping the request in flight.
 ///
@@ -11,7 +11,7 @@ public struct CurlHTTPTransport: HTTPTransport {
     /// The shared instance.
     public static let shared = CurlHTTPTransport()
 
-    /// Sends `request` once; see ``HTTPTransport/send(_:)``.
+    /// Sends `request` once; see `HTTPTransport/send(_:)`.
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled(requestSent: false) }
         let transfer = try CurlTransfer(request: request)

@@ -3,7 +3,7 @@ import Secp256k1
 import SignerKitSupport
 
 /// A BIP-39 mnemonic (English wordlist) with a valid checksum, held as word indices in secure
-/// memory (``SecureBytes``, wiped on release).
+/// memory (`SecureBytes`, wiped on release).
 ///
 /// Parsing splits on ASCII whitespace, applies NFKD to any non-ASCII word, and checks every word,
 /// the word count (12, 15, 18, 21 or 24) and the checksum. The phrase used for the seed is always

@@ -37,8 +37,8 @@ public enum KeySource: Sendable, Hashable, CustomStringConvertible {
 /// Each case names the ``KeySource`` (file path or variable name) and never contains key
 /// material or passwords.
 public enum SoftwareKeyError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The source's text is not a valid private key: ``KeyError/invalidHex`` for anything but
-    /// 64 hex digits (optional `0x`, surrounding whitespace ignored), ``KeyError/outOfRange``
+    /// The source's text is not a valid private key: `KeyError/invalidHex` for anything but
+    /// 64 hex digits (optional `0x`, surrounding whitespace ignored), `KeyError/outOfRange`
     /// for zero or a value ≥ n.
     case invalidKey(source: KeySource, reason: KeyError)
     /// A file could not be read; `reason` is the system's explanation (or a size limit).

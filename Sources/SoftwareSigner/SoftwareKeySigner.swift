@@ -2,7 +2,7 @@ import EthereumPrimitives
 import Secp256k1
 import SignerKit
 
-/// A ``PrehashSigner`` backed by a secp256k1 private key held in process memory (libgcrypt
+/// A `PrehashSigner` backed by a secp256k1 private key held in process memory (libgcrypt
 /// secure memory, wiped on release).
 ///
 /// Create one from hex text, a key file, an environment variable, a Web3 Secret Storage
@@ -120,7 +120,7 @@ public struct SoftwareKeySigner: PrehashSigner, Sendable {
     }
 
     /// Encrypts this key as a Web3 Secret Storage v3 keystore (see
-    /// ``Web3Keystore/encrypt(_:password:kdf:)``); the caller's password array is wiped.
+    /// `Web3Keystore/encrypt(_:password:kdf:)`); the caller's password array is wiped.
     public func keystore(password: inout [UInt8], kdf: KeystoreKDF = .standard) throws(KeystoreError) -> Web3Keystore {
         try Web3Keystore.encrypt(privateKey, password: &password, kdf: kdf)
     }

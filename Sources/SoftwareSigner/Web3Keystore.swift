@@ -10,14 +10,14 @@ import Secp256k1
 /// key exist only in libgcrypt secure memory and are wiped after use. The MAC is compared in
 /// constant time and checked before anything is decrypted.
 ///
-/// Parsing (``init(json:)``) validates every field and is cheap; the expensive key derivation
-/// happens only in ``decrypt(password:)`` and ``encrypt(_:password:kdf:)``.
+/// Parsing (`init(json:)`) validates every field and is cheap; the expensive key derivation
+/// happens only in `decrypt(password:)` and `encrypt(_:password:kdf:)`.
 ///
 /// A keystore holds no secret in the clear, so the value may be printed and stored freely.
 public struct Web3Keystore: Sendable, Hashable {
     /// The `id` field (a UUID in keystores written here), if present.
     public let id: String?
-    /// The `address` field, if present; ``decrypt(password:)`` checks it against the key.
+    /// The `address` field, if present; `decrypt(password:)` checks it against the key.
     public let address: Address?
     /// The key derivation function and its cost parameters.
     public let kdf: KeystoreKDF
@@ -62,7 +62,7 @@ public struct Web3Keystore: Sendable, Hashable {
         try self.init(value: value)
     }
 
-    /// Validates an already parsed JSON document (see ``init(json:)``).
+    /// Validates an already parsed JSON document (see `init(json:)`).
     public init(value: JSONValue) throws(KeystoreError) {
         guard case .object(let root) = value else {
             throw .invalidField(field: "keystore", reason: "must be a JSON object, got \(value.kindName)")
@@ -149,7 +149,7 @@ public struct Web3Keystore: Sendable, Hashable {
         self.mac = mac
     }
 
-    /// Builds a keystore from its parts, validating them as ``init(json:)`` does.
+    /// Builds a keystore from its parts, validating them as `init(json:)` does.
     public init(
         id: String?, address: Address?, kdf: KeystoreKDF, salt: [UInt8], derivedKeyLength: Int = 32,
         iv: [UInt8], ciphertext: [UInt8], mac: Bytes32
@@ -225,8 +225,11 @@ public struct Web3Keystore: Sendable, Hashable {
     /// UUID v4 id, recording the key's address. The caller's password array is overwritten with
     /// zeros, whether or not encryption succeeds.
     ///
-    /// - Parameter kdf: ``KeystoreKDF/standard`` (scrypt n = 131072, r = 8, p = 1) unless given;
-    ///   use ``KeystoreKDF/light`` or smaller for tests.
+    /// - Parameters:
+    ///   - key: the key to encrypt.
+    ///   - password: the password's bytes (overwritten with zeros).
+    ///   - kdf: ``KeystoreKDF/standard`` (scrypt n = 131072, r = 8, p = 1) unless given; use
+    ///     ``KeystoreKDF/light`` or smaller for tests.
     /// - Throws: ``KeystoreError/invalidField(field:reason:)`` or
     ///   ``KeystoreError/unsupported(field:reason:)`` for unusable KDF parameters,
     ///   ``KeystoreError/cryptoFailure(_:)`` if libgcrypt fails.

@@ -17,11 +17,11 @@ import Synchronization
 ///
 /// The client remembers the options it received and the wallet RPC actions it resolved for each
 /// option; ``confirmPayment(paymentId:optionId:signed:collectedData:maxPollMs:onStatus:)`` accepts
-/// only a ``SignedActions`` that answers exactly those actions, in order. Requests go through an
-/// ``HTTPTransport`` (libcurl by default) and are retried on 429 (honouring `Retry-After`, capped), 5xx
+/// only a `SignedActions` that answers exactly those actions, in order. Requests go through an
+/// `HTTPTransport` (libcurl by default) and are retried on 429 (honouring `Retry-After`, capped), 5xx
 /// and transport errors per ``PayClientConfiguration/retry`` — except that a `confirm` whose outcome is
 /// unknown is never re-sent before the payment's status has been asked (see docs/PAY.md, "Transport rules").
-/// Every request goes through one ``RetryingHTTPCall``; its waits and the status polls run on the client's clock.
+/// Every request goes through one `RetryingHTTPCall`; its waits and the status polls run on the client's clock.
 public final class PayClient: Sendable {
     private struct OptionKey: Hashable {
         let paymentId: String
@@ -189,6 +189,8 @@ public final class PayClient: Sendable {
     /// until the status is final, and returns that final status.
     ///
     /// - Parameters:
+    ///   - paymentId: the payment.
+    ///   - optionId: the option whose actions the bundle answers.
     ///   - signed: the dispatcher's bundle; it must answer exactly the option's remembered actions, in order.
     ///   - collectedData: the field-list answers, for options that collect data without a page; only the
     ///     fields the option (or payment) asks for are sent.

@@ -3,7 +3,7 @@ import Foundation
 import SignerKit
 
 /// "Pay signs only what it shows": every action of an option is checked against the option (its asset,
-/// amount, account, chain and expiry) from the actions' ``SigningPreview``s before anything is signed.
+/// amount, account, chain and expiry) from the actions' `SigningPreview`s before anything is signed.
 ///
 /// - ERC-3009 and Permit2 actions (allowances and signature transfers): every token is the option's
 ///   asset, the amounts together are at most the option's amount, the payer (an authorization's `from`)

@@ -56,7 +56,7 @@ public enum WaypointError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The ``SignerError`` a dispatcher reports: a user cancel is `rejected`, a result that does not
+    /// The `SignerError` a dispatcher reports: a user cancel is `rejected`, a result that does not
     /// verify is `verificationFailed`, a refused request is `invalidRequest`, the rest `backendFailure`.
     public var signerError: SignerError {
         switch self {

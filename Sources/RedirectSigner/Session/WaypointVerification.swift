@@ -52,7 +52,7 @@ public enum WaypointVerification {
     ///
     /// The signature must be 65 bytes r‖s‖v (v 0/1/27/28) and recover `expected` over `digest`; a
     /// high-s signature is taken in its equivalent low-s form. The check is SignerKit's one
-    /// ``SignatureCheck``; a ``WaypointSigner`` behind a dispatcher leaves it to the dispatcher.
+    /// `SignatureCheck`; a ``WaypointSigner`` behind a dispatcher leaves it to the dispatcher.
     ///
     /// - Throws: ``WaypointError/walletFailure(_:)`` for `type=fail`,
     ///   ``WaypointError/verificationFailed(_:)`` for anything that is not a signature by `expected`.

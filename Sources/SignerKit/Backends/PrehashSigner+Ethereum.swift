@@ -3,7 +3,7 @@ import EthereumPrimitives
 import EthereumTransactions
 
 extension PrehashSigner {
-    /// Signs a `personal_sign` message (EIP-191): r‖s‖v with v = 27/28 via ``RecoverableSignature/hex``.
+    /// Signs a `personal_sign` message (EIP-191): r‖s‖v with v = 27/28 via `RecoverableSignature/hex`.
     public func signPersonalMessage(_ message: [UInt8]) async throws(SignerError) -> RecoverableSignature {
         try await sign(prehash: PersonalMessage.digest(message))
     }

@@ -38,7 +38,7 @@ public struct DispatchConfiguration: Sendable {
     public var nonceReservationLease: Duration = .seconds(120)
 
     /// What every wait of a batch reads: receipt deadlines and polls, waits for dependent actions
-    /// (``SystemClock`` unless a test or an application gives another).
+    /// (`SystemClock` unless a test or an application gives another).
     public var clock: any SignerClock = SystemClock()
 
     /// How many actions are resolved (parsed, hashed, previewed and checked) at once in a larger batch, or

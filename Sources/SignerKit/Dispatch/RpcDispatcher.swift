@@ -144,8 +144,10 @@ public final class RpcDispatcher: Sendable {
     /// caller that needs to see the resolved requests before signing (a service checking its client's
     /// rights, an audit record) prepares once and signs the prepared batch.
     ///
-    /// - Parameter admit: checked on each resolved action before anything else (routing, preflight,
-    ///   policies); a text it returns refuses the action as ``DispatchError/Kind/notPermitted(_:)``.
+    /// - Parameters:
+    ///   - actions: the actions, in the order their results come back.
+    ///   - admit: checked on each resolved action before anything else (routing, preflight, policies); a
+    ///     text it returns refuses the action as ``DispatchError/Kind/notPermitted(_:)``.
     public func prepare(
         actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)? = nil
     ) async throws(DispatchError) -> PreparedActions {

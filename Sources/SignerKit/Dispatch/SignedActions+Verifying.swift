@@ -12,7 +12,9 @@ extension SignedActions {
     /// try await client.confirmPayment(paymentId, optionId: option.id, signed: signed)
     /// ```
     ///
-    /// - Parameter results: one `0x…` string per action, in action order.
+    /// - Parameters:
+    ///   - actions: the actions the results answer, in order.
+    ///   - results: one `0x…` string per action, in action order.
     /// - Throws: ``DispatchError`` naming the action: its kind is
     ///   ``DispatchError/Kind/verificationFailed(_:)`` for a result that does not verify (or cannot be read as
     ///   the method's kind of result), or the action's own resolution error; ``DispatchError/Kind/invalidAction(_:)``

@@ -21,7 +21,7 @@ public enum NodeError: Error, Sendable, Equatable, CustomStringConvertible {
     case outcomeUnknown(method: String, reason: String)
 
     /// The most characters of a node's error message quoted in ``description`` (node messages such as
-    /// geth's "insufficient funds for gas * price + value: …" run past ``EchoedText/limit``).
+    /// geth's "insufficient funds for gas * price + value: …" run past `EchoedText/limit`).
     public static let messageLimit = 400
 
     /// A one-line explanation; the node's own text is quoted abbreviated (and with key-length hex runs

@@ -6,7 +6,7 @@ import EthereumPrimitives
 ///
 /// Without it, a transaction journalled by a request that died before broadcasting is sent only when that
 /// request is retried with its key; until then every later transaction of the account waits behind its nonce.
-/// The signer service sweeps at start-up and then periodically (``run(every:clock:)``). Only transactions at
+/// The signer service sweeps at start-up and then periodically (``run(every:clock:onSweep:beforeSweep:)``). Only transactions at
 /// or above the account's mined nonce are looked at, so a sweep costs one `eth_getTransactionCount` per
 /// account with unresolved entries and a few calls per transaction still pending. Entries stay unresolved
 /// (a mined one is left for the request that journalled it to report), so a sweep never changes what a

@@ -86,7 +86,7 @@ public enum PreviewWarning: String, Sendable, Hashable, CaseIterable {
 
 extension PreviewWarning: CustomStringConvertible {
     /// What the warning means, in words (`unlimited amount: an unlimited allowance or transfer`); the code
-    /// itself is ``rawValue``.
+    /// itself is `rawValue`.
     public var description: String {
         switch self {
         case .unlimitedAmount: "unlimited amount: an unlimited allowance or transfer"

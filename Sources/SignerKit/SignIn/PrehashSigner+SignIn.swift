@@ -2,7 +2,7 @@ import EthereumPrimitives
 
 extension PrehashSigner {
     /// Signs an EIP-4361 message as `personal_sign` (EIP-191) does: r‖s‖v with v = 27/28 via
-    /// ``RecoverableSignature/hex``. Only the text the message writes (``SignInMessage/bytes``) is signed.
+    /// `RecoverableSignature/hex`. Only the text the message writes (``SignInMessage/bytes``) is signed.
     ///
     /// - Throws: ``SignerError/invalidRequest(_:)`` when the message signs in another account than this
     ///   key's; the key's own errors otherwise.

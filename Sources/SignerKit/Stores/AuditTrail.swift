@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the service writes one record per JSON-RPC call before it answers: the ``AuditLog`` file, or rows
+/// Where the service writes one record per JSON-RPC call before it answers: the `AuditLog` file, or rows
 /// in a shared database when several instances serve one deployment.
 public protocol AuditTrail: Sendable {
     /// Stores one record per call of request `requestID`, durably.

@@ -27,7 +27,7 @@ public struct CallRecord: Sendable {
     /// The error code, or `nil` when the call succeeded.
     public var errorCode: Int?
     /// Keccak-256 of the result's JSON text (`nil` for errors); worked out when first read after
-    /// ``noteResult(_:)`` (a service without an audit trail never hashes its results).
+    /// `noteResult(_:)` (a service without an audit trail never hashes its results).
     public var resultHash: Bytes32? {
         get { storedResultHash ?? result.map { Keccak256.hash(Array($0.serialized.utf8)) } }
         set {
@@ -85,7 +85,7 @@ public struct CallRecord: Sendable {
     /// `intent`, `error`, `replayed` or `ok`.
     package var outcome: String { intent ? "intent" : errorCode != nil ? "error" : replayed ? "replayed" : "ok" }
 
-    /// The audit record as JSON (without time and request id): what ``AuditLog`` writes as a line and a
+    /// The audit record as JSON (without time and request id): what `AuditLog` writes as a line and a
     /// database trail stores as a row.
     public var json: JSONObject {
         var object = JSONObject([
