@@ -53,7 +53,8 @@ public enum PaymentLink {
     /// Extracts the payment id from a payment link.
     ///
     /// Tries the URL-decoded string, then the original:
-    /// - `wc:` URIs: the `pay` query parameter, extracted in turn;
+    /// - `wc:` URIs: the `pay` query parameter (after `?`, or after the first `&` when there is no `?`),
+    ///   extracted in turn;
     /// - `http(s)` on `pay.walletconnect.com` or a subdomain of it: the `pid` query parameter, else
     ///   the path without its leading `/`;
     /// - `http(s)` on any other host: the whole URL, percent-encoded;
@@ -81,7 +82,8 @@ public enum PaymentLink {
 
     /// The payment link (or bare payment id) carried by a wallet deep link, or `nil` when `url` is not one:
     /// - `yourwallet://?uri=wc:…&pay=…` (the `uri` value, encoded or not, when it is a payment link);
-    /// - `yourwallet://walletconnectpay?paymentId=pay_…` (the `paymentId` value).
+    /// - `yourwallet://walletconnectpay?paymentId=pay_…` (the `paymentId` value; the host must be
+    ///   `walletconnectpay`, compared as a host, not found anywhere in the text).
     ///
     /// `wc:`, `http(s)` payment links themselves are not deep links: pass them to ``paymentId(from:)``.
     public static func paymentLink(fromWalletDeepLink url: String) -> String? {
@@ -92,9 +94,7 @@ public enum PaymentLink {
         guard let question = text.firstIndex(of: "?") else { return nil }
         var query = text[text.index(after: question)...]
         if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
-        let head = text[..<question].lowercased()
-
-        if head.contains("walletconnectpay"),
+        if host(ofDeepLink: text[..<question], schemeLength: schemeEnd) == "walletconnectpay",
             let id = parameters(query).first(where: { $0.name == "paymentId" })?.value, !id.isEmpty
         {
             return id
@@ -118,6 +118,16 @@ public enum PaymentLink {
             searchStart = range.upperBound
         }
         return nil
+    }
+
+    /// The host of `scheme://host[/path]` (lower-cased, without user info or port), or `nil` without `//`.
+    private static func host(ofDeepLink head: Substring, schemeLength: Int) -> String? {
+        let afterScheme = head.dropFirst(schemeLength + 1)
+        guard afterScheme.hasPrefix("//") else { return nil }
+        var authority = afterScheme.dropFirst(2).prefix { $0 != "/" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if let colon = authority.firstIndex(of: ":") { authority = authority[..<colon] }
+        return authority.lowercased()
     }
 
     /// The payment id from a wallet deep link, a payment link or a bare id: unwraps a deep link first.
@@ -180,8 +190,10 @@ public enum PaymentLink {
         let lower = candidate.lowercased()
         if lower.hasPrefix("wc:") {
             guard depth == 0 else { return .failure(.unsupported(candidate)) }
-            guard let question = candidate.firstIndex(of: "?"),
-                let pay = parameters(candidate[candidate.index(after: question)...]).first(where: { $0.name == "pay" })?
+            // The parameters follow `?`; leniently, the first `&` when there is no `?` (the guide's own test
+            // link, `wc:abc...&pay=pay_xyz`).
+            guard let start = candidate.firstIndex(of: "?") ?? candidate.firstIndex(of: "&"),
+                let pay = parameters(candidate[candidate.index(after: start)...]).first(where: { $0.name == "pay" })?
                     .value,
                 !pay.isEmpty
             else { return .failure(.noPaymentId(candidate)) }

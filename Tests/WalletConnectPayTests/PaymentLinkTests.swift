@@ -104,6 +104,10 @@ struct PaymentLinkTests {
                 "pay_2"
             ),
             ("yourwallet://wc?uri=https%3A%2F%2Fpay.walletconnect.com%2F%3Fpid%3Dpay_3", "pay_3"),
+            // The integration guide's own test links, literally.
+            ("yourwallet://?uri=wc:abc...&pay=pay_xyz", "pay_xyz"),
+            ("yourwallet://walletconnectpay?paymentId=pay_xyz", "pay_xyz"),
+            ("YourWallet://WalletConnectPay:443?paymentId=pay_4", "pay_4"),
         ])
     func deepLinks(_ link: String, _ expected: String) throws {
         let inner = try #require(PaymentLink.paymentLink(fromWalletDeepLink: link))
@@ -119,6 +123,13 @@ struct PaymentLinkTests {
         #expect(PaymentLink.paymentLink(fromWalletDeepLink: "https://pay.walletconnect.com/?pid=pay_1") == nil)
         #expect(PaymentLink.paymentLink(fromWalletDeepLink: "wc:abc@2?pay=x") == nil)
         #expect(PaymentLink.paymentLink(fromWalletDeepLink: "yourwallet://other?paymentId=pay_1") == nil)
+        // `walletconnectpay` must be the host, not just somewhere in the text.
+        for notTheHost in [
+            "yourwallet://other/walletconnectpay?paymentId=pay_1", "yourwallet://walletconnectpay.evil?paymentId=pay_1",
+            "yourwallet://evil?x=walletconnectpay&paymentId=pay_1", "yourwallet:walletconnectpay?paymentId=pay_1",
+        ] {
+            #expect(PaymentLink.paymentLink(fromWalletDeepLink: notTheHost) == nil, "\(notTheHost)")
+        }
         #expect(PaymentLink.paymentLink(fromWalletDeepLink: "pay_1") == nil)
         // Payment links go through unchanged.
         #expect(try PaymentLink.paymentId(fromLinkOrDeepLink: "https://pay.walletconnect.com/pay_9") == "pay_9")

@@ -122,7 +122,9 @@ public struct SigningPreview: Sendable, Hashable {
             "account": .string(account.checksummed), "kind": .string(kind.rawValue),
         ])
         object["token"] = token.map { .string($0.checksummed) } ?? .null
-        object["amount"] = amount.map { .string($0.decimalString) } ?? .null
+        // `amount` is the decimal amount in base units: of the token, or for a native transfer in wei.
+        let moved = amount ?? (kind == .nativeTransfer ? nativeValue : nil)
+        object["amount"] = moved.map { .string($0.decimalString) } ?? .null
         if let formatted = tokens.first?.formatted { object["amountFormatted"] = .string(formatted) }
         if tokens.count > 1 {
             object["tokens"] = .array(

@@ -57,6 +57,10 @@ struct PreviewTests {
         #expect(native.chainName == "Base")
         #expect(native.warnings.isEmpty)
         #expect(native.line.contains("1.000000000000000000 native"))
+        // The JSON contract: `amount` in base units — wei for a native transfer — beside `value`.
+        #expect(native.json["amount"]?.stringValue == "1000000000000000000")
+        #expect(native.json["value"]?.stringValue == "1000000000000000000")
+        #expect(native.json["token"] == .null)
         let creation = try preview(P.call(from: account, to: nil, data: [0x60, 0x80, 0x60, 0x40], chain: base))
         #expect(creation.kind == .contractCreation)
         #expect(creation.warnings.isEmpty)
