@@ -5,7 +5,8 @@ import Foundation
 ///
 /// When an option carries `collectData.url`, the wallet opens that page (a webview) and continues
 /// once the user has submitted it. ``url(for:prefill:theme:themeVariables:)`` builds the address:
-/// the page's own query parameters are kept, and SignerKit adds
+/// the page's own query parameters are kept (its own `prefill`, `theme` and `themeVariables` too, unless the
+/// wallet supplies a value for them), and SignerKit adds
 /// - `prefill`: base64url (no padding) of the compact JSON object of the fields the wallet already
 ///   knows, limited to the fields the merchant requires (``CollectData/requiredFieldIds``);
 /// - `theme`: `light` or `dark`;
@@ -19,8 +20,6 @@ public enum DataCollection {
         case dark
     }
 
-    /// The names SignerKit sets (existing parameters with these names are replaced).
-    static let ownParameters: Set<String> = ["prefill", "theme", "themeVariables"]
 
     /// The page URL for `collectData`, or `nil` when it has no `url` or the URL is not absolute.
     ///
@@ -41,7 +40,9 @@ public enum DataCollection {
         return url(base: base, prefill: known, theme: theme, themeVariables: themeVariables)
     }
 
-    /// Adds `prefill`, `theme` and `themeVariables` to `base`, keeping its other query parameters and its fragment.
+    /// Adds `prefill`, `theme` and `themeVariables` to `base`, keeping its other query parameters and its fragment;
+    /// a parameter of `base` with one of these names is replaced only when the wallet gives a value for it (a
+    /// non-empty prefill, a theme, theme variables).
     public static func url(base: String, prefill: JSONObject, theme: Theme?, themeVariables: String?) -> URL? {
         var head = Substring(base)
         var fragment: Substring?
@@ -54,9 +55,13 @@ public enum DataCollection {
             query = head[head.index(after: question)...]
             head = head[..<question]
         }
+        var replaced: Set<String> = []
+        if !prefill.members.isEmpty { replaced.insert("prefill") }
+        if theme != nil { replaced.insert("theme") }
+        if themeVariables != nil { replaced.insert("themeVariables") }
         var parts = query.split(separator: "&", omittingEmptySubsequences: true).filter { pair in
             let name = pair.prefix { $0 != "=" }
-            return !ownParameters.contains(String(name).removingPercentEncoding ?? String(name))
+            return !replaced.contains(String(name).removingPercentEncoding ?? String(name))
         }.map(String.init)
         if !prefill.members.isEmpty {
             parts.append("prefill=" + base64URL(Array(JSONValue.object(prefill).serialized.utf8)))

@@ -335,17 +335,31 @@ public struct CollectData: Sendable, Equatable {
     /// The deprecated field list.
     public var fields: [CollectDataField]
 
-    /// Builds a data-collection requirement.
+    /// Builds a data-collection requirement; a `schema` given as JSON text (the SDK's `schema: String?`) is
+    /// read like an object (kept as text when it does not parse).
     public init(url: String?, schema: JSONValue? = nil, fields: [CollectDataField] = []) {
         self.url = url
-        self.schema = schema
+        if case .string(let text)? = schema, let parsed = try? JSONValue(parsing: text) {
+            self.schema = parsed
+        } else {
+            self.schema = schema
+        }
         self.fields = fields
     }
 
-    init(json: JSONValue, path: String) throws(PayError) {
+    /// Reads the wire object at `path` (for errors); a `schema` sent as JSON text is parsed.
+    public init(json: JSONValue, path: String) throws(PayError) {
         let r = try PayJSON.object(json, path)
         url = try PayJSON.optionalString(r["url"], path + ".url")
-        schema = r["schema"].flatMap { $0 == .null ? nil : $0 }
+        switch r["schema"] {
+        case nil, .null?: schema = nil
+        case .string(let text)?:
+            // The schema as JSON text: read like an object.
+            do { schema = try JSONValue(parsing: text) } catch {
+                throw .invalidResponse("\(path).schema: a JSON text that does not parse: \(error)")
+            }
+        case let other?: schema = other
+        }
         var fields: [CollectDataField] = []
         for (i, field) in try PayJSON.optionalArray(r["fields"], path + ".fields").enumerated() {
             fields.append(try CollectDataField(json: field, path: "\(path).fields[\(i)]"))
@@ -353,23 +367,35 @@ public struct CollectData: Sendable, Equatable {
         self.fields = fields
     }
 
-    /// The ids of the fields the merchant asks for: the field list plus the schema's `properties`.
+    /// The ids of the fields the merchant asks for: the field list plus the schema's `properties`, at the top
+    /// level and in its `anyOf`, `oneOf` and `allOf` alternatives.
     public var fieldIds: [String] {
         var ids = fields.map(\.id)
-        if let properties = schema?["properties"]?.objectValue {
-            for key in properties.keys where !ids.contains(key) { ids.append(key) }
+        for level in schemaLevels {
+            for key in level["properties"]?.objectValue?.keys ?? [] where !ids.contains(key) { ids.append(key) }
         }
         return ids
     }
 
-    /// The ids of the fields the merchant requires: required fields of the list plus the schema's
-    /// top-level `required` names (the only ones a prefill carries).
+    /// The ids of the fields the merchant requires (the only ones a prefill carries): required fields of the
+    /// list plus the schema's `required` names, at the top level and in its `anyOf`, `oneOf` and `allOf`
+    /// alternatives (a place of birth required in one alternative — the guide's `pobAddress` — is kept).
     public var requiredFieldIds: [String] {
         var ids = fields.filter(\.required).map(\.id)
-        for name in schema?["required"]?.arrayValue ?? [] {
-            if let key = name.stringValue, !ids.contains(key) { ids.append(key) }
+        for level in schemaLevels {
+            for name in level["required"]?.arrayValue ?? [] {
+                if let key = name.stringValue, !ids.contains(key) { ids.append(key) }
+            }
         }
         return ids
+    }
+
+    /// The schema and its direct `anyOf`, `oneOf` and `allOf` alternatives.
+    private var schemaLevels: [JSONValue] {
+        guard let schema else { return [] }
+        var levels = [schema]
+        for combinator in ["anyOf", "oneOf", "allOf"] { levels += schema[combinator]?.arrayValue ?? [] }
+        return levels
     }
 
     /// The wire object.

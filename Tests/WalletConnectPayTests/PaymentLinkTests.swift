@@ -205,6 +205,46 @@ struct DataCollectionTests {
         #expect(DataCollection.url(for: CollectData(url: "not a url")) == nil)
     }
 
+    @Test("the server's own prefill, theme and themeVariables stay unless the wallet gives a value")
+    func serverParametersKept() throws {
+        let own = "https://example.com/ic/pay_1?prefill=c2VydmVy&theme=dark&themeVariables=%7B%7D&x=1"
+        let kept = try #require(DataCollection.url(for: CollectData(url: own)))
+        #expect(kept.absoluteString == own)
+        let themed = try #require(DataCollection.url(for: CollectData(url: own), theme: .light))
+        #expect(
+            themed.absoluteString
+                == "https://example.com/ic/pay_1?prefill=c2VydmVy&themeVariables=%7B%7D&x=1&theme=light")
+    }
+
+    @Test("prefill keeps keys required in anyOf/oneOf alternatives; a schema sent as JSON text is read as one")
+    func alternativesAndTextSchema() throws {
+        let schema =
+            #"{"type":"object","required":["fullName"],"properties":{"fullName":{"type":"string"}},"anyOf":[{"required":["pobAddress"],"properties":{"pobAddress":{"type":"string"}}},{"required":["pobCountry"]}],"oneOf":[{"required":["dob"]}]}"#
+        let prefill = JSONObject([
+            "fullName": .string("Ada"), "pobAddress": .string("London"), "dob": .string("1815-12-10"),
+            "email": .string("ada@example.com"),
+        ])
+        for collect in [
+            try CollectData(
+                json: JSONValue(parsing: #"{"url":"https://example.com/ic","schema":\#(schema)}"#), path: "c"),
+            try CollectData(
+                json: JSONValue(
+                    parsing: #"{"url":"https://example.com/ic","schema":\#(JSONValue.string(schema).serialized)}"#),
+                path: "c"),
+        ] {
+            #expect(collect.requiredFieldIds == ["fullName", "pobAddress", "pobCountry", "dob"])
+            #expect(collect.fieldIds == ["fullName", "pobAddress"])
+            let url = try #require(DataCollection.url(for: collect, prefill: prefill))
+            let encoded = try #require(
+                URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first?.value)
+            let json = try JSONValue(parsing: try #require(DataCollection.decodeBase64URL(encoded)))
+            #expect(json.serialized == #"{"fullName":"Ada","pobAddress":"London","dob":"1815-12-10"}"#)
+        }
+        #expect(throws: PayError.self) {
+            try CollectData(json: JSONValue(parsing: #"{"schema":"{not json"}"#), path: "options.collectData")
+        }
+    }
+
     @Test("base64url has no padding and round-trips")
     func base64url() {
         for length in 0..<8 {
