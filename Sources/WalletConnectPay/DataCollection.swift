@@ -20,7 +20,6 @@ public enum DataCollection {
         case dark
     }
 
-
     /// The page URL for `collectData`, or `nil` when it has no `url` or the URL is not absolute.
     ///
     /// `prefill` members whose key the merchant does not require (see ``CollectData/requiredFieldIds``)
