@@ -80,7 +80,8 @@ public final class PayClient: Sendable {
         let json = try await transport.send(
             "POST", endpoint: .options, paymentId: paymentId, suffix: "/options",
             query: [("includePaymentInfo", includePaymentInfo ? "true" : "false")], body: body)
-        let answer = try PaymentOptionsResponse(json: json)
+        var answer = try PaymentOptionsResponse(json: json)
+        answer.paymentId = paymentId
         state.withLock { state in
             for key in state.options.keys where key.paymentId == paymentId {
                 state.options[key] = nil

@@ -479,8 +479,12 @@ public struct PaymentOption: Sendable, Equatable {
     }
 }
 
-/// The answer of `POST …/options`: `{"info"?,"options":[…],"collectData"?,"resultInfo"?}`.
+/// The answer of `POST …/options`: `{"info"?,"options":[…],"collectData"?,"resultInfo"?}`, with the payment
+/// it is for.
 public struct PaymentOptionsResponse: Sendable, Equatable {
+    /// The payment these options are for: the id ``PayClient/paymentOptions(paymentId:accounts:includePaymentInfo:refresh:)``
+    /// asked about (or the wire's `paymentId` when an answer read on its own carries one).
+    public var paymentId: String?
     /// Payment information (asked for with `includePaymentInfo=true`).
     public var info: PaymentInfo?
     /// The options, in the service's order of preference.
@@ -492,8 +496,10 @@ public struct PaymentOptionsResponse: Sendable, Equatable {
 
     /// Builds an answer.
     public init(
-        info: PaymentInfo?, options: [PaymentOption], collectData: CollectData? = nil, resultInfo: JSONValue? = nil
+        info: PaymentInfo?, options: [PaymentOption], collectData: CollectData? = nil, resultInfo: JSONValue? = nil,
+        paymentId: String? = nil
     ) {
+        self.paymentId = paymentId
         self.info = info
         self.options = options
         self.collectData = collectData
@@ -503,6 +509,7 @@ public struct PaymentOptionsResponse: Sendable, Equatable {
     /// Reads the wire object.
     public init(json: JSONValue) throws(PayError) {
         let r = try PayJSON.object(json, "options response")
+        paymentId = try PayJSON.optionalString(r["paymentId"], "paymentId")
         info = try r["info"].flatMap { $0 == .null ? nil : $0 }.map { (v) throws(PayError) in try PaymentInfo(json: v) }
         var options: [PaymentOption] = []
         for (i, option) in try PayJSON.array(r["options"], "options").enumerated() {
@@ -525,6 +532,7 @@ public struct PaymentOptionsResponse: Sendable, Equatable {
             "collectData": collectData?.json ?? .null,
         ])
         if let resultInfo { object["resultInfo"] = resultInfo }
+        if let paymentId { object["paymentId"] = .string(paymentId) }
         return .object(object)
     }
 }

@@ -30,6 +30,7 @@ struct PayFlowTests {
             case .paymentId(let seen): #expect(seen == id); kinds.append("paymentId")
             case .options(let answer):
                 #expect(answer.info?.merchant.name == "SignerKit Coffee")
+                #expect(answer.paymentId == id)
                 #expect(answer.options.count == 3)
                 kinds.append("options")
             case .optionSkipped(let option, let reason): skipped[option.id] = reason; kinds.append("skipped")
