@@ -99,6 +99,26 @@ struct CrashStepTests {
         #expect(intents >= 2, "\(step): every signing call wrote its intent first: \(audit)")
     }
 
+    /// Runs an instance with `config` that is killed (SIGKILL) once the payment `body`, under key `order-1`,
+    /// is journalled.
+    func killMidPayment(config: String, body: String) async throws {
+        let doomed = try await ServiceProcess.start(
+            config: config, environment: ["SIGNERKIT_CRASH_AT": CrashStep.journalled.rawValue])
+        _ = await post(doomed, body, key: "order-1")
+        let ended = await doomed.awaitExit(within: .seconds(30))
+        try #require(
+            ended?.reason == .uncaughtSignal && ended?.status == SIGKILL, "not killed: \(String(describing: ended))")
+    }
+
+    /// Retries `body` under `order-1` on `service`: answered at once (no 409) with a hash that is mined, the
+    /// account's only transaction.
+    func expectRetryPaysOnce(_ service: ServiceProcess, _ body: String, chain: JSONRPCClient) async throws {
+        let retried = await post(service, body, key: "order-1")
+        let told = try #require(Self.hash(retried), "retry answered \(String(describing: retried?.status))")
+        #expect(try await chain.transactionReceipt(try Bytes32(hex: told))?.succeeded == true)
+        #expect(try await chain.transactionCount(of: try Address(Actions.address), block: .latest) == 1)
+    }
+
     @Test("after a crash the dead run's claim is taken over once recovery has run: a retry is not told 409 for a lease")
     func claimTakenOverAfterRecovery() async throws {
         let node = try await LocalEVM.start(fund: [try Address(Actions.address)], chainId: 2021)
@@ -110,12 +130,7 @@ struct CrashStepTests {
         let config = try ServeTests.config(
             directory, #", "upstream": {"eip155:2021": "\#(node.url.absoluteString)"}"#)
         let body = Self.payment(111, to: Self.payee)
-        let doomed = try await ServiceProcess.start(
-            config: config, environment: ["SIGNERKIT_CRASH_AT": CrashStep.journalled.rawValue])
-        _ = await post(doomed, body, key: "order-1")
-        let ended = await doomed.awaitExit(within: .seconds(30))
-        try #require(
-            ended?.reason == .uncaughtSignal && ended?.status == SIGKILL, "not killed: \(String(describing: ended))")
+        try await killMidPayment(config: config, body: body)
 
         // A second instance on the same SQLite store is refused while one serves it.
         let service = try await ServiceProcess.start(config: config)
@@ -127,10 +142,7 @@ struct CrashStepTests {
             await service.awaitLogLine(withMessagePrefix: "idempotency claims of earlier runs"),
             "the claim was not taken over")
         #expect(taken["released"] == .number("1"), "\(taken.serialized)")
-        let retried = await post(service, body, key: "order-1")
-        let told = try #require(Self.hash(retried), "retry answered \(String(describing: retried?.status))")
-        #expect(try await chain.transactionReceipt(try Bytes32(hex: told))?.succeeded == true)
-        #expect(try await chain.transactionCount(of: try Address(Actions.address), block: .latest) == 1)
+        try await expectRetryPaysOnce(service, body, chain: chain)
     }
 
     @Test("PostgreSQL: the claim of an instance killed mid-payment is taken over after another's recovery sweep")
@@ -145,12 +157,7 @@ struct CrashStepTests {
         let config = try ServeTests.config(
             directory, #", "upstream": {"eip155:2021": "\#(node.url.absoluteString)"}, "store": \#(store)"#)
         let body = Self.payment(111, to: Self.payee)
-        let doomed = try await ServiceProcess.start(
-            config: config, environment: ["SIGNERKIT_CRASH_AT": CrashStep.journalled.rawValue])
-        _ = await post(doomed, body, key: "order-1")
-        let ended = await doomed.awaitExit(within: .seconds(30))
-        try #require(
-            ended?.reason == .uncaughtSignal && ended?.status == SIGKILL, "not killed: \(String(describing: ended))")
+        try await killMidPayment(config: config, body: body)
         // The server notices the closed socket and drops the dead instance's owner lock.
         let server = try await PostgresServer.shared.value
         let ownerLocks = """
@@ -169,9 +176,6 @@ struct CrashStepTests {
             await service.awaitLogLine(withMessagePrefix: "idempotency claims of stopped instances"),
             "the claim was not taken over")
         #expect(taken["instances"] == .number("1"), "\(taken.serialized)")
-        let retried = await post(service, body, key: "order-1")
-        let told = try #require(Self.hash(retried), "retry answered \(String(describing: retried?.status))")
-        #expect(try await chain.transactionReceipt(try Bytes32(hex: told))?.succeeded == true)
-        #expect(try await chain.transactionCount(of: try Address(Actions.address), block: .latest) == 1)
+        try await expectRetryPaysOnce(service, body, chain: chain)
     }
 }
