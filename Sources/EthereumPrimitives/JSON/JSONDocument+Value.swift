@@ -115,11 +115,18 @@ private struct JSONValueTape {
     /// Objects up to this size are checked pair by pair, larger ones through a set (as the parser does).
     static let linearKeyCheckLimit = 16
 
+    /// True when two keys have the same UTF-8 bytes (what the parser compares). Past the linear limit a set
+    /// of `String`s answers, which also counts canonically equivalent keys: the caller then parses the text,
+    /// which decides exactly.
     static func hasRepeatedKey(_ object: JSONObject) -> Bool {
         let members = object.members
         if members.count <= linearKeyCheckLimit {
             for i in members.indices {
-                for j in members.indices where j > i && members[i].key == members[j].key { return true }
+                let key = members[i].key.utf8
+                for j in members.indices where j > i {
+                    let other = members[j].key.utf8
+                    if key.count == other.count && key.elementsEqual(other) { return true }
+                }
             }
             return false
         }
