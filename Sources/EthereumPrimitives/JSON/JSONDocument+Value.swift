@@ -26,6 +26,7 @@ private struct JSONValueTape {
 
     /// The text, then the unescaped strings, with the nodes that point there moved past the text.
     mutating func finishedText() -> [UInt8] {
+        guard !unescaped.isEmpty else { return text }
         let shift = Int32(text.count)
         for index in nodesInUnescaped {
             nodes[index].start += shift

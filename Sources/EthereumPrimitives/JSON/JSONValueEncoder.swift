@@ -190,10 +190,12 @@ private enum Primitive {
 
     /// The value of the package's own single-string types, as their `encode(to:)` writes it, without an
     /// encoder: `Address` (EIP-55), `UInt256` (decimal), `Bytes32` (hex). Nil for any other type.
+    /// (A metatype comparison, then a reinterpretation of the value as the type it was found to be: no dynamic
+    /// cast.)
     @inline(__always) static func known<Value: Encodable>(_ value: Value) -> JSONValue? {
-        if Value.self == Address.self, let address = value as? Address { return .string(address.checksummed) }
-        if Value.self == UInt256.self, let number = value as? UInt256 { return .string(number.decimalString) }
-        if Value.self == Bytes32.self, let word = value as? Bytes32 { return .string(word.hex) }
+        if Value.self == Address.self { return .string(unsafeBitCast(value, to: Address.self).checksummed) }
+        if Value.self == UInt256.self { return .string(unsafeBitCast(value, to: UInt256.self).decimalString) }
+        if Value.self == Bytes32.self { return .string(unsafeBitCast(value, to: Bytes32.self).hex) }
         return nil
     }
 
