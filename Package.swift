@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "WalletConnectPay", targets: ["WalletConnectPay"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
         .plugin(name: "BenchmarkPlugin", targets: ["BenchmarkPlugin"]),
+        .plugin(name: "EIP712CodegenPlugin", targets: ["EIP712CodegenPlugin"]),
     ],
     targets: [
         // MARK: C shims over system libraries
@@ -101,6 +102,23 @@ let package = Package(
             name: "EIP712",
             dependencies: ["EthereumPrimitives"],
             swiftSettings: strictSwift
+        ),
+        // The EIP-712 code generator: `*.eip712.json` schema files → Swift structs (docs/EIP712.md). Its logic is
+        // a library so that tests call it directly; the tool is what the build-tool plugin runs.
+        .target(
+            name: "EIP712Codegen",
+            dependencies: ["EIP712", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "EIP712CodegenTool",
+            dependencies: ["EIP712Codegen"],
+            swiftSettings: strictSwift
+        ),
+        .plugin(
+            name: "EIP712CodegenPlugin",
+            capability: .buildTool(),
+            dependencies: ["EIP712CodegenTool"]
         ),
         .target(
             name: "EthereumTransactions",
@@ -244,7 +262,8 @@ let package = Package(
                 "SignerKitService", "SignerKitHTTPServer",
             ],
             path: "Benchmarks/SignerKitBenchmarks",
-            swiftSettings: strictSwift
+            swiftSettings: strictSwift,
+            plugins: ["EIP712CodegenPlugin"]
         ),
         .plugin(
             name: "BenchmarkPlugin",
@@ -372,6 +391,14 @@ let package = Package(
             name: "EIP712Tests",
             dependencies: ["EIP712", "Secp256k1", "EthereumPrimitives", "SignerKitTestSupport"],
             swiftSettings: strictSwift
+        ),
+        // Structs generated from Tests/EIP712CodegenTests/Schemas/*.eip712.json by the plugin, checked against
+        // the EIP-712 vectors; the generator's errors, from its library.
+        .testTarget(
+            name: "EIP712CodegenTests",
+            dependencies: ["EIP712Codegen", "EIP712", "EthereumPrimitives", "SignerKitTestSupport"],
+            swiftSettings: strictSwift,
+            plugins: ["EIP712CodegenPlugin"]
         ),
     ]
 )

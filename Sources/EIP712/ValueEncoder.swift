@@ -105,20 +105,14 @@ struct ValueEncoder {
             } catch { throw EIP712Error(.integer(Self.relabel(error, type: "int\(bits)"))) }
         case .bool:
             guard let flag = document.bool(at: value) else { throw kindError("boolean", value) }
-            var word = Bytes32.zero
-            if flag { word[31] = 1 }
-            return word
+            return ABIWord.bool(flag)
         case .address:
             let text = try string(value, "address string")
             do throws(AddressError) { return try Address(utf8: text).word } catch { throw EIP712Error(.address(error)) }
         case .fixedBytes(let n):
             let bytes = try hexBytes(value)
             guard bytes.count == n else { throw EIP712Error(.bytesLength(expected: n, actual: bytes.count)) }
-            var word = Bytes32.zero
-            word.withUnsafeMutableBytes { out in
-                for i in 0..<n { out[i] = bytes[i] }
-            }
-            return word
+            return ABIWord.leftAligned(bytes)
         case .bytes:
             return Keccak256.hash(try hexBytes(value))
         case .string:

@@ -109,7 +109,8 @@ public final class JSONDocument: @unchecked Sendable {
         self.nodes = nodes
     }
 
-    private init(copying bytes: [UInt8], nodes source: [Node]) {
+    /// A document over copies of `bytes` (its text, unescaped strings after it) and `source` (its tape).
+    init(copying bytes: [UInt8], nodes source: [Node]) {
         text = .allocate(capacity: max(1, bytes.count))
         _ = text.initialize(from: bytes)
         nodes = .allocate(capacity: source.count)

@@ -74,10 +74,12 @@ public enum JSONValue: Sendable, Equatable {
         self = try JSONDocument(bytes: bytes).root.value
     }
 
-    /// Re-reads this value as a document (for APIs that work on ``JSONNode``).
+    /// This value as a document (for APIs that work on ``JSONNode``): its text and tape written in one walk,
+    /// nothing parsed. A value the parser would refuse (a `.number` that is no JSON number, an object with a
+    /// repeated key, nesting deeper than 512) is the document `null`, as parsing its text gives.
     public var document: JSONDocument {
-        // Serialising then parsing a value we produced cannot fail; `null` is an unreachable fallback.
-        (try? JSONDocument(parsing: serialized)) ?? JSONDocument.null
+        if let built = JSONDocument(building: self) { return built }
+        return (try? JSONDocument(parsing: serialized)) ?? JSONDocument.null
     }
 }
 

@@ -28,72 +28,126 @@ public struct JSONValueEncoder: Sendable {
 
 // MARK: - Storage
 
-/// Where one value goes: filled by a single-value container, or grown by a keyed or unkeyed container.
-/// A reference so that nested containers write into their parent after it handed them out.
+/// Where one value goes: set by a single-value container, or grown by a keyed or unkeyed container.
+/// A reference so that nested containers write into their parent after it handed them out; scalars of an
+/// object or array are kept inline in it (no slot of their own), so a flat struct costs one slot.
 private final class EncodingSlot {
-    enum Content {
-        case empty
+    /// A member or element: a finished value, or a slot that a nested container or value still writes.
+    enum Child {
         case value(JSONValue)
-        case object(keys: [String], slots: [String: EncodingSlot])
-        case array([EncodingSlot])
+        case slot(EncodingSlot)
+
+        var value: JSONValue {
+            switch self {
+            case .value(let value): value
+            case .slot(let slot): slot.value
+            }
+        }
     }
 
-    var content: Content = .empty
+    enum Shape {
+        case empty, value, object, array
+    }
+
+    private(set) var shape = Shape.empty
+    private var scalar = JSONValue.null
+    /// Object keys in first-encoded order.
+    private var keys: [String] = []
+    /// Object members (parallel to `keys`) or array elements.
+    private var children: [Child] = []
+    /// Positions of `keys`, once an object has more than ``linearSearchLimit`` members.
+    private var positions: [String: Int]?
+
+    /// Objects up to this size find a key again by comparing each; larger ones through `positions`.
+    static let linearSearchLimit = 16
 
     /// The finished value; an untouched slot (a type that encoded nothing) is an empty object, as in
     /// Foundation's `JSONEncoder`.
     var value: JSONValue {
-        switch content {
+        switch shape {
         case .empty: return .object(JSONObject())
-        case .value(let value): return value
-        case .object(let keys, let slots):
-            return .object(
-                JSONObject(members: keys.compactMap { key in slots[key].map { .init(key: key, value: $0.value) } }))
-        case .array(let slots): return .array(slots.map(\.value))
+        case .value: return scalar
+        case .object:
+            var members: [JSONObject.Member] = []
+            members.reserveCapacity(keys.count)
+            for (key, child) in zip(keys, children) { members.append(JSONObject.Member(key: key, value: child.value)) }
+            return .object(JSONObject(members: members))
+        case .array:
+            return .array(children.map(\.value))
         }
     }
 
-    /// The child slot for `key`, replacing any earlier value (turns this slot into an object).
+    /// Makes this slot the value `value` (whatever it held before).
+    func set(_ value: JSONValue) {
+        shape = .value
+        scalar = value
+        if !children.isEmpty { clearContainer() }
+    }
+
+    /// Sets the member `key` (turns this slot into an object); encoding a key again replaces its value
+    /// and keeps its place.
+    func set(_ child: Child, forKey key: String) {
+        becomeObject()
+        if let position = position(of: key) {
+            children[position] = child
+            return
+        }
+        keys.append(key)
+        children.append(child)
+        if positions != nil {
+            positions?[key] = keys.count - 1
+        } else if keys.count > Self.linearSearchLimit {
+            var table: [String: Int] = [:]
+            for (position, key) in keys.enumerated() { table[key] = position }
+            positions = table
+        }
+    }
+
+    /// A new slot for the member `key`, replacing any earlier value.
     func child(forKey key: String) -> EncodingSlot {
-        var (keys, slots) = objectParts
-        content = .empty  // so the arrays below are uniquely referenced and grow in place
         let slot = EncodingSlot()
-        if slots.updateValue(slot, forKey: key) == nil { keys.append(key) }
-        content = .object(keys: keys, slots: slots)
+        set(.slot(slot), forKey: key)
         return slot
     }
 
-    /// A new last element (turns this slot into an array).
+    /// Appends an element (turns this slot into an array).
+    func append(_ child: Child) {
+        becomeArray()
+        children.append(child)
+    }
+
+    /// A new last element slot.
     func appendChild() -> EncodingSlot {
-        var slots: [EncodingSlot]
-        if case .array(let existing) = content { slots = existing } else { slots = [] }
-        content = .empty  // so `slots` is uniquely referenced and grows in place
         let slot = EncodingSlot()
-        slots.append(slot)
-        content = .array(slots)
+        append(.slot(slot))
         return slot
     }
 
     /// Makes this slot an object (keeping members already encoded into it).
     func becomeObject() {
-        let (keys, slots) = objectParts
-        content = .object(keys: keys, slots: slots)
+        guard shape != .object else { return }
+        clearContainer()
+        shape = .object
     }
 
     /// Makes this slot an array (keeping elements already encoded into it).
     func becomeArray() {
-        if case .array = content { return }
-        content = .array([])
+        guard shape != .array else { return }
+        clearContainer()
+        shape = .array
     }
 
-    var count: Int {
-        if case .array(let slots) = content { return slots.count }
-        return 0
+    var count: Int { shape == .array ? children.count : 0 }
+
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return keys.firstIndex(of: key)
     }
 
-    private var objectParts: ([String], [String: EncodingSlot]) {
-        if case .object(let keys, let slots) = content { return (keys, slots) }
-        return ([], [:])
+    private func clearContainer() {
+        keys = []
+        children = []
+        positions = nil
     }
 }
 
@@ -134,9 +188,23 @@ private enum Primitive {
         return .number(value.description)
     }
 
-    /// Encodes `value` into `slot` under `codingPath`.
-    static func encode(_ value: some Encodable, into slot: EncodingSlot, codingPath: [any CodingKey]) throws {
-        try value.encode(to: ValueEncoder(slot: slot, codingPath: codingPath))
+    /// The value of the package's own single-string types, as their `encode(to:)` writes it, without an
+    /// encoder: `Address` (EIP-55), `UInt256` (decimal), `Bytes32` (hex). Nil for any other type.
+    /// (A metatype comparison, then a reinterpretation of the value as the type it was found to be: no dynamic
+    /// cast.)
+    @inline(__always) static func known<Value: Encodable>(_ value: Value) -> JSONValue? {
+        if Value.self == Address.self { return .string(unsafeBitCast(value, to: Address.self).checksummed) }
+        if Value.self == UInt256.self { return .string(unsafeBitCast(value, to: UInt256.self).decimalString) }
+        if Value.self == Bytes32.self { return .string(unsafeBitCast(value, to: Bytes32.self).hex) }
+        return nil
+    }
+
+    /// What `value` encodes as: a known value inline, or a slot it encodes itself into under `codingPath()`.
+    static func child(_ value: some Encodable, codingPath: () -> [any CodingKey]) throws -> EncodingSlot.Child {
+        if let known = known(value) { return .value(known) }
+        let slot = EncodingSlot()
+        try value.encode(to: ValueEncoder(slot: slot, codingPath: codingPath()))
+        return .slot(slot)
     }
 }
 
@@ -160,7 +228,7 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     let slot: EncodingSlot
     let codingPath: [any CodingKey]
 
-    private func set(_ value: JSONValue) { slot.content = .value(value) }
+    private func set(_ value: JSONValue) { slot.set(value) }
 
     mutating func encodeNil() throws { set(.null) }
     mutating func encode(_ value: Bool) throws { set(.bool(value)) }
@@ -178,7 +246,8 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) throws { set(Primitive.number(value)) }
     mutating func encode(_ value: UInt64) throws { set(Primitive.number(value)) }
     mutating func encode(_ value: some Encodable) throws {
-        try Primitive.encode(value, into: slot, codingPath: codingPath)
+        if let known = Primitive.known(value) { return set(known) }
+        try value.encode(to: ValueEncoder(slot: slot, codingPath: codingPath))
     }
 }
 
@@ -186,7 +255,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let slot: EncodingSlot
     let codingPath: [any CodingKey]
 
-    private func set(_ value: JSONValue, for key: Key) { slot.child(forKey: key.stringValue).content = .value(value) }
+    private func set(_ value: JSONValue, for key: Key) { slot.set(.value(value), forKey: key.stringValue) }
     private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
 
     mutating func encodeNil(forKey key: Key) throws { set(.null, for: key) }
@@ -209,7 +278,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { set(Primitive.number(value), for: key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { set(Primitive.number(value), for: key) }
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
-        try Primitive.encode(value, into: slot.child(forKey: key.stringValue), codingPath: path(key))
+        // Set once the value has encoded itself; a value that throws fails the whole encode anyway.
+        let path = codingPath
+        slot.set(try Primitive.child(value) { path + [key] }, forKey: key.stringValue)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -241,7 +312,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let codingPath: [any CodingKey]
     var count: Int { slot.count }
 
-    private func append(_ value: JSONValue) { slot.appendChild().content = .value(value) }
+    private func append(_ value: JSONValue) { slot.append(.value(value)) }
     private var nextPath: [any CodingKey] { codingPath + [PositionKey(intValue: count)] }
 
     mutating func encodeNil() throws { append(.null) }
@@ -260,8 +331,10 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt32) throws { append(Primitive.number(value)) }
     mutating func encode(_ value: UInt64) throws { append(Primitive.number(value)) }
     mutating func encode(_ value: some Encodable) throws {
+        if let known = Primitive.known(value) { return append(known) }
         let path = nextPath
-        try Primitive.encode(value, into: slot.appendChild(), codingPath: path)
+        let child = slot.appendChild()
+        try value.encode(to: ValueEncoder(slot: child, codingPath: path))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)

@@ -77,9 +77,11 @@ public struct Address: Sendable, Hashable {
         let hasLower = letters & 0x20 != 0
         let hasUpper = letters != 0 && lowerBits == 0
         if hasLower && hasUpper {
-            guard checksummed.utf8.elementsEqual(utf8) else {
-                throw .badChecksum(String(decoding: utf8, as: UTF8.self))
+            let matches = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { digits in
+                writeChecksummedDigits(digits)
+                return (0..<40).allSatisfy { digits[$0] == utf8[$0 + 2] }
             }
+            guard matches else { throw .badChecksum(String(decoding: utf8, as: UTF8.self)) }
         }
     }
 
@@ -120,15 +122,36 @@ public struct Address: Sendable, Hashable {
 
     /// The EIP-55 mixed-case checksummed form.
     public var checksummed: String {
-        let lower = Array(Hex.encode(bytes, prefix: false).utf8)
-        let hash = Keccak256.hash(lower)
-        var out: [UInt8] = [0x30, 0x78]
-        out.reserveCapacity(42)
-        for (i, c) in lower.enumerated() {
-            let nibble = i % 2 == 0 ? hash[i / 2] >> 4 : hash[i / 2] & 0x0f
-            out.append(c >= 0x61 && nibble >= 8 ? c - 0x20 : c)
+        String(unsafeUninitializedCapacity: 42) { text in
+            text[0] = 0x30
+            text[1] = 0x78
+            writeChecksummedDigits(UnsafeMutableBufferPointer(rebasing: text[2..<42]))
+            return 42
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Writes the 40 hex digits of EIP-55 into `digits` (40 bytes): lower case, then a letter upper-cased
+    /// where the Keccak-256 of the lower-case digits has a nibble of 8 or more. No allocation.
+    private func writeChecksummedDigits(_ digits: UnsafeMutableBufferPointer<UInt8>) {
+        let hexDigits: StaticString = "0123456789abcdef"
+        let alphabet = hexDigits.utf8Start
+        var position = 0
+        func write(_ value: UInt64, nibbles: Int) {
+            for shift in stride(from: 4 * (nibbles - 1), through: 0, by: -4) {
+                digits[position] = alphabet[Int((value >> UInt64(shift)) & 0xf)]
+                position += 1
+            }
+        }
+        write(high, nibbles: 16)
+        write(middle, nibbles: 16)
+        write(UInt64(low), nibbles: 8)
+        let hash = Keccak256.hash(UnsafeRawBufferPointer(digits))
+        hash.withUnsafeBytes { hash in
+            for i in 0..<40 where digits[i] >= 0x61 {
+                let nibble = i % 2 == 0 ? hash[i / 2] >> 4 : hash[i / 2] & 0x0f
+                if nibble >= 8 { digits[i] -= 0x20 }
+            }
+        }
     }
 }
 

@@ -121,15 +121,22 @@ public struct UInt256: Sendable, Hashable, Comparable {
 
     /// Decimal digits.
     public var decimalString: String {
-        if isZero { return "0" }
-        var digits: [UInt8] = []
+        if let small = uint64 { return String(small) }
+        // Base 10^19 (the largest power of ten in a UInt64): one 256-bit division per 19 digits.
+        let chunkBase: UInt64 = 10_000_000_000_000_000_000
+        var chunks: [UInt64] = []  // least significant first
         var value = self
         while !value.isZero {
-            let (q, r) = value.quotientAndRemainder(dividingBy: 10)
-            digits.append(UInt8(r) + 0x30)
-            value = q
+            let (quotient, remainder) = value.quotientAndRemainder(dividingBy: chunkBase)
+            chunks.append(remainder)
+            value = quotient
         }
-        return String(decoding: digits.reversed(), as: UTF8.self)
+        var text = String(chunks[chunks.count - 1])
+        for chunk in chunks.dropLast().reversed() {
+            let digits = String(chunk)
+            text += String(repeating: "0", count: 19 - digits.count) + digits
+        }
+        return text
     }
 
     /// `0x`-prefixed lower-case hex without leading zeros (`0x0` for zero), the JSON-RPC quantity form.
