@@ -29,8 +29,10 @@ done
 # The library products, and the guides in docs/ each one's reference links.
 modules=(EthereumPrimitives Secp256k1 EIP712 EthereumTransactions SignerKit SignerKitHTTP SignerKitCurl EthereumRPC
     SoftwareSigner RedirectSigner RedirectSignerTransports PKCS11Signer WalletConnectPay)
+# An entry is FILE (docs/FILE.md, article FILE) or FILE:ARTICLE when the file's name is taken in the catalog.
 declare -A guides=(
     [SignerKit]="DISPATCHER WHAT-YOU-SIGN SIGN-IN EIP-7702 SERVICE VERSIONING"
+    [EIP712]="EIP712:EIP712Guide"
     [SoftwareSigner]="HD-WALLETS"
     [RedirectSigner]="REDIRECT"
     [PKCS11Signer]="PKCS11"
@@ -58,7 +60,7 @@ for module in "${modules[@]}"; do
     graphDir="$work/catalogs/$module/graphs"
     mkdir -p "$graphDir"
     cp -R "Sources/$module/$module.docc/." "$catalog/"
-    for guide in ${guides[$module]:-}; do cp "docs/$guide.md" "$catalog/$guide.md"; done
+    for guide in ${guides[$module]:-}; do cp "docs/${guide%%:*}.md" "$catalog/${guide#*:}.md"; done
     # The module's own graph and the extensions it makes to other modules' types.
     cp "$symbols/$module.symbols.json" "$graphDir/"
     find "$symbols" -maxdepth 1 -name "$module@*.symbols.json" -exec cp {} "$graphDir/" \;

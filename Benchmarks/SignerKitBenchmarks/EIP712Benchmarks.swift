@@ -82,7 +82,7 @@ func eip712Benchmarks() -> [Benchmark] {
             let order = structs.generated
             let domainSeparator = compiled.domainSeparator
             var accumulator: UInt8 = 0
-            for _ in 0..<iterations { accumulator ^= order.digest(domainSeparator: domainSeparator)[0] }
+            for _ in 0..<iterations { accumulator ^= (try? order.digest(domainSeparator: domainSeparator))?[0] ?? 0 }
             blackHole(accumulator)
         },
         // A hand-written Encodable struct through JSONValueEncoder and the compiled schema: goal ≤ 1.5× the
@@ -141,10 +141,11 @@ let eip712SelfCheck = SelfCheck(name: "Ronin Order digest == 0x38859f04…320d")
         return "Ronin Order digest \(digest.hex) / \(fromCompiled.hex), expected \(expected)"
     }
     guard let structs = RoninOrderStructs(message: typed.message) else { return "Ronin Order structs do not read" }
-    let fromGenerated = structs.generated.digest(domainSeparator: compiled.domainSeparator)
+    let fromGenerated = try? structs.generated.digest(domainSeparator: compiled.domainSeparator)
     let fromEncodable = try? compiled.digest(message: JSONValueEncoder().encode(structs.encodable))
-    guard fromGenerated.hex == expected, fromEncodable?.hex == expected else {
-        return "Ronin Order from structs \(fromGenerated.hex) / \(fromEncodable?.hex ?? "error"), expected \(expected)"
+    guard fromGenerated?.hex == expected, fromEncodable?.hex == expected else {
+        return
+            "Ronin Order from structs \(fromGenerated?.hex ?? "error") / \(fromEncodable?.hex ?? "error"), expected \(expected)"
     }
     return nil
 }

@@ -44,6 +44,9 @@ public struct EIP712Error: Error, Sendable, Equatable, CustomStringConvertible {
         /// The `types` object's JSON text is longer than `limit` bytes (see
         /// `EIP712Schema.maximumTypesLength`).
         case typesObjectTooLarge(limit: Int)
+        /// A Swift value wider than its EIP-712 type allows (a `uint24` member holding 2²⁴ in its `UInt32`);
+        /// the type.
+        case valueOutOfRange(type: String)
     }
 
     /// Where, from the document root (`message`, `domain`, `types`, `primaryType`).
@@ -92,6 +95,7 @@ public struct EIP712Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .address(let e): "\(e)"
         case .hex(let e): "invalid hex: \(e)"
         case .bytesLength(let expected, let actual): "expected \(expected) bytes, got \(actual)"
+        case .valueOutOfRange(let type): "the value does not fit in \(type)"
         case .arrayLength(let expected, let actual): "expected \(expected) elements, got \(actual)"
         case .nonStandardDomainField(let f): "non-standard EIP712Domain field \(EchoedText.abbreviated(f))"
         case .typesObjectTooLarge(let limit): "the types object is longer than \(limit) bytes"

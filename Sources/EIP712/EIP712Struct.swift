@@ -11,32 +11,37 @@ public protocol EIP712Struct: Sendable {
     /// `keccak256(encodeType)`.
     static var typeHash: Bytes32 { get }
     /// Writes `encodeData` without the type hash: one word per member, in declaration order.
-    func encodeData(into words: inout EIP712WordHasher)
+    ///
+    /// - Throws: ``EIP712Error`` naming the member whose value does not fit its EIP-712 type.
+    func encodeData(into words: inout EIP712WordHasher) throws(EIP712Error)
 }
 
 extension EIP712Struct {
     /// `hashStruct(self)`: `keccak256(typeHash ‖ encodeData(self))`.
-    @inlinable public func hashStruct() -> Bytes32 {
+    ///
+    /// - Throws: ``EIP712Error`` with the path to a member whose value does not fit its EIP-712 type
+    ///   (`assets[1].nonce: the value does not fit in uint24`).
+    @inlinable public func hashStruct() throws(EIP712Error) -> Bytes32 {
         var words = EIP712WordHasher()
         words.write(Self.typeHash)
-        encodeData(into: &words)
+        try encodeData(into: &words)
         return words.finalize()
     }
 
     /// Domain separator, struct hash and digest of this message under `domain` (usually the generated
     /// `EIP712Domain`).
-    @inlinable public func hashes(domain: some EIP712Struct) -> TypedDataHashes {
-        TypedDataHashes(domainSeparator: domain.hashStruct(), structHash: hashStruct())
+    @inlinable public func hashes(domain: some EIP712Struct) throws(EIP712Error) -> TypedDataHashes {
+        TypedDataHashes(domainSeparator: try domain.hashStruct(), structHash: try hashStruct())
     }
 
     /// The digest to sign: this message under `domain` (usually the generated `EIP712Domain`).
-    @inlinable public func digest(domain: some EIP712Struct) -> Bytes32 {
-        digest(domainSeparator: domain.hashStruct())
+    @inlinable public func digest(domain: some EIP712Struct) throws(EIP712Error) -> Bytes32 {
+        try digest(domainSeparator: try domain.hashStruct())
     }
 
     /// The digest to sign under a domain separator computed once (``hashStruct()`` of the domain, or
     /// ``CompiledTypedData/domainSeparator``), for many messages of one domain.
-    @inlinable public func digest(domainSeparator: Bytes32) -> Bytes32 {
-        TypedDataHashes(domainSeparator: domainSeparator, structHash: hashStruct()).digest
+    @inlinable public func digest(domainSeparator: Bytes32) throws(EIP712Error) -> Bytes32 {
+        TypedDataHashes(domainSeparator: domainSeparator, structHash: try hashStruct()).digest
     }
 }

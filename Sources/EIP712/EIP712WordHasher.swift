@@ -7,8 +7,9 @@ import EthereumPrimitives
 /// Each `write` absorbs the word EIP-712 encodes the member as: atomic values as themselves, `string` and
 /// `bytes` as the Keccak-256 of their bytes, a struct as its ``EIP712Struct/hashStruct()``, an array as the
 /// Keccak-256 of its elements' words. Where the Swift type is wider than the EIP-712 type (`uint24` in a
-/// `UInt32`, `bytes4` in `[UInt8]`, `T[3]` in `[T]`) the value is checked here: one that does not fit is a
-/// programming error and traps, as an out-of-range array index does.
+/// `UInt32`, `bytes4` in `[UInt8]`, `T[3]` in `[T]`) the value is checked here, and one that does not fit is an
+/// ``EIP712Error`` naming the member (`field`; `nil` inside an array, whose index is named instead) — never a
+/// trap, whatever the app put into the struct.
 public struct EIP712WordHasher: Sendable {
     @usableFromInline var hasher = Keccak256.Hasher()
 
@@ -27,34 +28,41 @@ public struct EIP712WordHasher: Sendable {
     /// `bool`.
     @inlinable public mutating func write(_ flag: Bool) { write(ABIWord.bool(flag)) }
 
-    /// `uintN` held in a `UInt256` (N in 72...256).
-    @inlinable public mutating func write(_ value: UInt256, bits: Int = 256) {
-        if bits < 256 { precondition(value.bitWidth <= bits, "\(value) does not fit in uint\(bits)") }
+    /// `uint256`.
+    @inlinable public mutating func write(_ value: UInt256) { write(value.word) }
+
+    /// `uintN` held in a `UInt256` (N in 72...248).
+    @inlinable public mutating func write(_ value: UInt256, bits: Int, field: String?) throws(EIP712Error) {
+        guard bits >= 256 || value.bitWidth <= bits else { throw Self.outOfRange("uint\(bits)", field) }
         write(value.word)
     }
 
     /// `uintN` held in an unsigned Swift integer (N in 8...64).
-    @inlinable public mutating func write<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value, bits: Int) {
-        precondition(Value.bitWidth - value.leadingZeroBitCount <= bits, "\(value) does not fit in uint\(bits)")
+    @inlinable public mutating func write<Value: FixedWidthInteger & UnsignedInteger>(
+        _ value: Value, bits: Int, field: String?
+    ) throws(EIP712Error) {
+        guard Value.bitWidth - value.leadingZeroBitCount <= bits else { throw Self.outOfRange("uint\(bits)", field) }
         write(UInt256(UInt64(value)).word)
     }
 
     /// `intN` held in a signed Swift integer (N in 8...64): two's complement over 256 bits.
-    @inlinable public mutating func write<Value: FixedWidthInteger & SignedInteger>(_ value: Value, bits: Int) {
+    @inlinable public mutating func write<Value: FixedWidthInteger & SignedInteger>(
+        _ value: Value, bits: Int, field: String?
+    ) throws(EIP712Error) {
         let wide = Int64(value)
         if bits < 64 {
             let limit = Int64(1) << (bits - 1)
-            precondition(wide >= -limit && wide < limit, "\(value) does not fit in int\(bits)")
+            guard wide >= -limit && wide < limit else { throw Self.outOfRange("int\(bits)", field) }
         }
         write(ABIWord.signed(wide))
     }
 
     /// `intN` held in a ``SignedMagnitude`` (N in 72...256): two's complement over 256 bits.
-    @inlinable public mutating func write(_ value: SignedMagnitude, bits: Int) {
+    @inlinable public mutating func write(_ value: SignedMagnitude, bits: Int, field: String?) throws(EIP712Error) {
         do throws(IntegerTextError) {
             write(try value.intWord(bits: bits, text: Self.text(of: value)))
         } catch {
-            preconditionFailure("\(error)")
+            throw Self.located(EIP712Error(.integer(error)), field)
         }
     }
 
@@ -65,30 +73,53 @@ public struct EIP712WordHasher: Sendable {
     @inlinable public mutating func write(bytes: [UInt8]) { write(Keccak256.hash(bytes)) }
 
     /// `bytesN` for N below 32 (`bytes32` is a ``Bytes32``): exactly `length` bytes, left-aligned.
-    @inlinable public mutating func write(fixedBytes bytes: [UInt8], length: Int) {
-        precondition(bytes.count == length, "bytes\(length) holds \(length) bytes, not \(bytes.count)")
+    @inlinable public mutating func write(fixedBytes bytes: [UInt8], length: Int, field: String?) throws(EIP712Error) {
+        guard bytes.count == length else {
+            throw Self.located(EIP712Error(.bytesLength(expected: length, actual: bytes.count)), field)
+        }
         write(ABIWord.leftAligned(bytes))
     }
 
     /// A struct member: its ``EIP712Struct/hashStruct()``.
-    @inlinable public mutating func write(_ value: some EIP712Struct) { write(value.hashStruct()) }
+    @inlinable public mutating func write(_ value: some EIP712Struct, field: String?) throws(EIP712Error) {
+        do throws(EIP712Error) { write(try value.hashStruct()) } catch { throw Self.located(error, field) }
+    }
 
     /// An array member `T[]` (`length` nil) or `T[length]`: the Keccak-256 of the words `element` writes for
     /// each element, in order.
     @inlinable public mutating func write<Element>(
-        _ elements: [Element], length: Int? = nil, element: (inout EIP712WordHasher, Element) -> Void
-    ) {
-        if let length {
-            precondition(elements.count == length, "a fixed array of \(length) elements holds \(elements.count)")
+        _ elements: [Element], length: Int? = nil, field: String?,
+        element: (inout EIP712WordHasher, Element) throws(EIP712Error) -> Void
+    ) throws(EIP712Error) {
+        if let length, elements.count != length {
+            throw Self.located(EIP712Error(.arrayLength(expected: length, actual: elements.count)), field)
         }
         var inner = EIP712WordHasher()
-        for item in elements { element(&inner, item) }
+        for (index, item) in elements.enumerated() {
+            do throws(EIP712Error) { try element(&inner, item) } catch {
+                throw Self.located(error.under(.index(index)), field)
+            }
+        }
         write(inner.finalize())
     }
 
     /// An array of structs `T[]` or `T[length]`.
-    @inlinable public mutating func write(_ elements: [some EIP712Struct], length: Int? = nil) {
-        write(elements, length: length) { $0.write($1) }
+    @inlinable public mutating func write(_ elements: [some EIP712Struct], length: Int? = nil, field: String?)
+        throws(EIP712Error)
+    {
+        try write(elements, length: length, field: field) { (words, item) throws(EIP712Error) in
+            try words.write(item, field: nil)
+        }
+    }
+
+    /// `error` one level under `field` (when there is one).
+    @usableFromInline static func located(_ error: EIP712Error, _ field: String?) -> EIP712Error {
+        field.map { error.under(.key($0)) } ?? error
+    }
+
+    /// A value that does not fit `type`, at `field`.
+    @usableFromInline static func outOfRange(_ type: String, _ field: String?) -> EIP712Error {
+        located(EIP712Error(.valueOutOfRange(type: type)), field)
     }
 
     @usableFromInline static func text(of value: SignedMagnitude) -> String {

@@ -53,10 +53,12 @@ struct SourceEmitter {
         lines.append("    }")
         lines.append("")
         lines.append("    /// Writes one word per member, in declaration order.")
-        lines.append("    \(access) func encodeData(into words: inout EIP712.EIP712WordHasher) {")
+        lines.append(
+            "    \(access) func encodeData(into words: inout EIP712.EIP712WordHasher) throws(EIP712.EIP712Error) {")
         for field in model.fields {
             let value = "self.\(SwiftIdentifier.spelled(field.name))"
-            lines.append("        " + types.writeStatement(field.type, value: value, hasher: "words"))
+            lines.append(
+                "        " + types.writeStatement(field.type, value: value, hasher: "words", field: field.name))
         }
         lines.append("    }")
         lines.append("}")

@@ -30,6 +30,45 @@ import Testing
         try VectorCheck.expectMatches(bounds, domain: domain, vector: "bounds-24")
     }
 
+    @Test("a value wider than its EIP-712 type is an error naming the member, never a trap")
+    func valuesThatDoNotFit() throws {
+        func refusal(_ bounds: Bounds24.Bounds) throws -> EIP712Error {
+            try #require(throws: EIP712Error.self) { try bounds.hashStruct() }
+        }
+        let fits = Bounds24.Bounds(
+            umax: 16_777_215, umin: 0, imin: -8_388_608, imax: 8_388_607, ineg1: -1, b: [1, 2, 3])
+        _ = try fits.hashStruct()
+        var wide = fits
+        wide.umax = 16_777_216
+        #expect(try refusal(wide).description == "umax: the value does not fit in uint24")
+        wide = fits
+        wide.imin = -8_388_609
+        #expect(try refusal(wide).description == "imin: the value does not fit in int24")
+        wide = fits
+        wide.b = [1, 2]
+        #expect(try refusal(wide).description == "b: expected 3 bytes, got 2")
+        // Inside arrays the index is named: a fixed-size array of the wrong length, then an element that does not fit.
+        var grid = MultidimArrays.Grid(
+            cells: [[1, 2, 3], [4, 5, 6]], ragged: [], fixedOfDyn: [[], []], strs: [], cube: [], emptyOuter: [])
+        _ = try grid.hashStruct()
+        grid.cells = [[1, 2, 3]]
+        #expect(throws: EIP712Error(.arrayLength(expected: 2, actual: 1), at: [.key("cells")])) {
+            try grid.hashStruct()
+        }
+        grid.cells = [[1, 2, 3], [4, 5]]
+        #expect(throws: EIP712Error(.arrayLength(expected: 3, actual: 2), at: [.key("cells"), .index(1)])) {
+            try grid.hashStruct()
+        }
+        grid.cells = [[1, 2, 3], [4, 5, 6]]
+        grid.cube = [[[[0x01]], [[0x02, 0x03]]]]
+        #expect(
+            throws: EIP712Error(
+                .bytesLength(expected: 2, actual: 1), at: [.key("cube"), .index(0), .index(0), .index(0)])
+        ) {
+            try grid.hashStruct()
+        }
+    }
+
     @Test func wideIntegersAndBytes32() throws {
         let domain = Bounds256.EIP712Domain(name: "Bounds", chainId: 1)
         let bounds = Bounds256.Bounds(

@@ -52,7 +52,7 @@ import Testing
             #"{"types": {"Node": [{"name": "children", "type": "Node[]"}, {"name": "pair", "type": "Node[2]"}]}}"#
         let source = try EIP712Generator.swiftSource(fileName: "tree.eip712.json", contents: Array(text.utf8))
         #expect(source.contains("public var children: [Node]"))
-        #expect(source.contains("words.write(self.pair, length: 2)"))
+        #expect(source.contains(#"try words.write(self.pair, length: 2, field: "pair")"#))
     }
 
     @Test func fieldNameThatIsNoSwiftIdentifier() throws {

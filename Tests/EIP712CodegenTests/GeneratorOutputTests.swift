@@ -26,7 +26,7 @@ import Testing
         #expect(!source.contains("Unused"))
         #expect(source.contains("package var `default`: [Asset]"))
         #expect(source.contains("package var amount: Swift.UInt32"))
-        #expect(source.contains("words.write(self.amount, bits: 24)"))
+        #expect(source.contains(#"try words.write(self.amount, bits: 24, field: "amount")"#))
     }
 
     @Test func wordExpressionIsTheWord() throws {
