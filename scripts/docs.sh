@@ -28,7 +28,7 @@ done
 
 # The library products, and the guides in docs/ each one's reference links.
 modules=(EthereumPrimitives Secp256k1 EIP712 EthereumTransactions SignerKit SignerKitHTTP SignerKitCurl EthereumRPC
-    SoftwareSigner RedirectSigner RedirectSignerTransports PKCS11Signer WalletConnectPay)
+    SoftwareSigner RedirectSigner RedirectSignerTransports PKCS11Signer WalletConnectPay WalletConnectPayPage)
 declare -A guides=(
     [SignerKit]="DISPATCHER WHAT-YOU-SIGN SIGN-IN EIP-7702 SERVICE VERSIONING"
     [SoftwareSigner]="HD-WALLETS"
