@@ -8,7 +8,7 @@ import SignerKitHTTPServer
 /// SignerKit (`POST <message path>`, JSON `{"origin","data"}`) only when it comes from the iframe's window
 /// and from the form's origin and has type `IC_COMPLETE` or `IC_ERROR`; SignerKit checks the same again
 /// (``DataCollectionMessage/accept(_:origin:formURL:)``). Its status line (`#status`, with
-/// `data-outcome` = `waiting`, `complete`, `error` or `closed`) says what SignerKit made of it.
+/// `data-outcome` = `loading`, `waiting` (the form has loaded), `complete`, `error` or `closed`) says what SignerKit made of it.
 enum DataCollectionPageHTML {
     /// The page for one session.
     ///
@@ -41,7 +41,7 @@ enum DataCollectionPageHTML {
         says it is done.</p></header>
         <main>
         <iframe id="form" title="Payment details form" src="\(HTML.escape(formURL.absoluteString))"></iframe>
-        <p id="status" data-outcome="waiting">Waiting for the form…</p>
+        <p id="status" data-outcome="loading">Loading the form…</p>
         </main>
         <script nonce="\(nonce)">
         (() => {
@@ -55,6 +55,11 @@ enum DataCollectionPageHTML {
             closed: 'SignerKit is no longer waiting for this form.'
           };
           let sent = false;
+          frame.addEventListener('load', () => {
+            if (status.dataset.outcome !== 'loading') return;
+            status.textContent = 'Waiting for the form…';
+            status.dataset.outcome = 'waiting';
+          });
           window.addEventListener('message', (event) => {
             if (sent || event.origin !== formOrigin || event.source !== frame.contentWindow) return;
             const text = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
