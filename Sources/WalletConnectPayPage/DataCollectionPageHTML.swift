@@ -30,7 +30,8 @@ enum DataCollectionPageHTML {
         header{padding:1rem 1.5rem;background:#1b2a41;color:#fff}
         header h1{font-size:1.2rem;margin:0}header p{margin:.25rem 0 0;font-size:.9rem;opacity:.85}
         main{padding:1rem 1.5rem}
-        iframe{width:100%;height:520px;border:1px solid #ccd;border-radius:8px;background:#fff}
+        iframe{width:100%;height:calc(100vh - 11rem);min-height:420px;border:1px solid #ccd;border-radius:8px;
+        background:#fff}
         #status{margin:.75rem 0 0;font-size:.95rem}
         #status[data-outcome=complete]{color:#176117}#status[data-outcome=error],#status[data-outcome=closed]{color:#a11}
         </style></head>
