@@ -121,7 +121,7 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
     /// (``PayClientConfiguration/dataCollectionHosts``); the host, abbreviated. Nothing was sent to it.
     case untrustedDataCollectionPage(optionId: String, host: String)
     /// The option's data-collection page reported an error (`{"type":"IC_ERROR","error":…}`): its text,
-    /// abbreviated (``EchoedText/abbreviated(_:)``). Nothing was fetched, signed or confirmed.
+    /// abbreviated (`EchoedText.abbreviated(_:)`). Nothing was fetched, signed or confirmed.
     case dataCollectionFailed(optionId: String, message: String)
 
     /// The server's error body, for errors that came from the service.

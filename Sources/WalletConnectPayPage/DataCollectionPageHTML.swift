@@ -7,13 +7,13 @@ import SignerKitHTTPServer
 /// The page embeds the form in an iframe and listens for `message` events. It forwards a message to
 /// SignerKit (`POST <message path>`, JSON `{"origin","data"}`) only when it comes from the iframe's window
 /// and from the form's origin and has type `IC_COMPLETE` or `IC_ERROR`; SignerKit checks the same again
-/// (``DataCollectionMessage/accept(_:origin:formURL:)``). Its status line (`#status`, with
+/// (`DataCollectionMessage/accept(_:origin:formURL:)`). Its status line (`#status`, with
 /// `data-outcome` = `loading`, `waiting` (the form has loaded), `complete`, `error` or `closed`) says what SignerKit made of it.
 enum DataCollectionPageHTML {
     /// The page for one session.
     ///
     /// - Parameters:
-    ///   - formURL: the form (the URL ``DataCollection`` built: prefill, theme).
+    ///   - formURL: the form (the URL `DataCollection` built: prefill, theme).
     ///   - formOrigin: its origin, the only one whose messages count.
     ///   - messagePath: where the page posts an accepted message.
     ///   - optionId: the option being paid with, shown to the user.

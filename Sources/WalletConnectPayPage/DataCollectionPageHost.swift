@@ -5,7 +5,7 @@ import Synchronization
 import WalletConnectPay
 
 /// Shows WalletConnect Pay's data-collection form on a desktop, as a wallet's web view would: a small page
-/// on 127.0.0.1 frames the form (`collectData.url`, as ``DataCollection`` builds it) and reports the
+/// on 127.0.0.1 frames the form (`collectData.url`, as `DataCollection` builds it) and reports the
 /// form's `IC_COMPLETE` or `IC_ERROR` message back to the waiting flow.
 ///
 /// ```swift
@@ -17,8 +17,8 @@ import WalletConnectPay
 /// can post its verdict. A request must carry exactly one `Host` header naming this listener
 /// (`127.0.0.1:PORT` or `localhost:PORT`; a DNS-rebinding page is refused), and a verdict must come with
 /// the page's own `Origin`. The page forwards only messages from the form's frame and origin, and
-/// ``DataCollectionMessage/accept(_:origin:formURL:)`` checks them again. Waits end at the caller's
-/// deadline (``CallerDeadline`` bounds it further) on the host's clock.
+/// `DataCollectionMessage/accept(_:origin:formURL:)` checks them again. Waits end at the caller's
+/// deadline (`CallerDeadline` bounds it further) on the host's clock.
 public final class DataCollectionPageHost: Sendable {
     /// The bound port.
     public let port: UInt16
@@ -30,7 +30,7 @@ public final class DataCollectionPageHost: Sendable {
 
     /// Listens on 127.0.0.1:`port` (0: a free port); deadlines are read on `clock`.
     ///
-    /// - Throws: ``PayError/transport(_:)`` when the port cannot be bound.
+    /// - Throws: `PayError/transport(_:)` when the port cannot be bound.
     public init(port: UInt16 = 0, clock: any SignerClock = SystemClock()) throws(PayError) {
         let router = PageRouter()
         do {
@@ -47,14 +47,14 @@ public final class DataCollectionPageHost: Sendable {
 
     deinit { server.stopWithoutWaiting() }
 
-    /// Closes the port; pages still waiting end as ``PayFlow/DataCollectionOutcome/timedOut`` at their deadline.
+    /// Closes the port; pages still waiting end as `PayFlow/DataCollectionOutcome/timedOut` at their deadline.
     public func stop() async { await server.stop() }
 
     /// Serves a page framing `formURL`, hands its address to `open` (a browser, a printed line, a test's
     /// headless browser), and returns once the form reports: `IC_COMPLETE` as
-    /// ``PayFlow/DataCollectionOutcome/submittedOnPage``, `IC_ERROR` as ``PayFlow/DataCollectionOutcome/failed(_:)``
-    /// with its text; ``PayFlow/DataCollectionOutcome/timedOut`` at `deadline` (an instant of the host's
-    /// clock, or the caller's deadline when earlier), ``PayFlow/DataCollectionOutcome/declined`` when the task
+    /// `PayFlow/DataCollectionOutcome/submittedOnPage`, `IC_ERROR` as `PayFlow/DataCollectionOutcome/failed(_:)`
+    /// with its text; `PayFlow/DataCollectionOutcome/timedOut` at `deadline` (an instant of the host's
+    /// clock, or the caller's deadline when earlier), `PayFlow/DataCollectionOutcome/declined` when the task
     /// is cancelled. A form URL that is not http(s) with a host gets `.failed` at once.
     public func present(
         _ formURL: URL, optionId: String, until deadline: ContinuousClock.Instant,
@@ -73,9 +73,9 @@ public final class DataCollectionPageHost: Sendable {
         return await slot.value(until: CallerDeadline.bounding(deadline, on: clock), on: clock)
     }
 
-    /// A ``PayFlow/dataCollectionHandler`` that shows each option's page with
+    /// A `PayFlow/dataCollectionHandler` that shows each option's page with
     /// ``present(_:optionId:until:open:)``, `timeout` from the moment it is called. An option without a page
-    /// is ``PayFlow/DataCollectionOutcome/declined``.
+    /// is `PayFlow/DataCollectionOutcome/declined`.
     public func handler(timeout: Duration, open: @escaping @Sendable (URL) async -> Void)
         -> @Sendable (PaymentOption, URL?) async -> PayFlow.DataCollectionOutcome
     {

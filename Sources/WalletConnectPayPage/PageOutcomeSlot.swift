@@ -25,8 +25,8 @@ final class PageOutcomeSlot: Sendable {
         return true
     }
 
-    /// The outcome, or ``PayFlow/DataCollectionOutcome/timedOut`` once `clock` reaches `deadline` first, or
-    /// ``PayFlow/DataCollectionOutcome/declined`` when the calling task is cancelled first.
+    /// The outcome, or `PayFlow/DataCollectionOutcome/timedOut` once `clock` reaches `deadline` first, or
+    /// `PayFlow/DataCollectionOutcome/declined` when the calling task is cancelled first.
     func value(until deadline: ContinuousClock.Instant, on clock: any SignerClock) async
         -> PayFlow.DataCollectionOutcome
     {
