@@ -58,7 +58,10 @@ for module in "${modules[@]}"; do
     graphDir="$work/catalogs/$module/graphs"
     mkdir -p "$graphDir"
     cp -R "Sources/$module/$module.docc/." "$catalog/"
-    for guide in ${guides[$module]:-}; do cp "docs/$guide.md" "$catalog/$guide.md"; done
+    # A guide's pictures (docs/images/NAME) go into the catalog, and its links name them as DocC finds
+    # resources: by file name alone.
+    for guide in ${guides[$module]:-}; do sed 's|](images/|](|g' "docs/$guide.md" >"$catalog/$guide.md"; done
+    if [[ -n "${guides[$module]:-}" && -d docs/images ]]; then cp -R docs/images "$catalog/images"; fi
     # The module's own graph and the extensions it makes to other modules' types.
     cp "$symbols/$module.symbols.json" "$graphDir/"
     find "$symbols" -maxdepth 1 -name "$module@*.symbols.json" -exec cp {} "$graphDir/" \;
