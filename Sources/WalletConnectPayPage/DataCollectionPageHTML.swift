@@ -4,7 +4,7 @@ import SignerKitHTTPServer
 
 /// The loopback page that frames the hosted data-collection form and relays its verdict.
 ///
-/// The page embeds the form in an iframe and listens for `message` events. It forwards a message to
+/// The page's script embeds the form in an iframe and listens for `message` events. It forwards a message to
 /// SignerKit (`POST <message path>`, JSON `{"origin","data"}`) only when it comes from the iframe's window
 /// and from the form's origin and has type `IC_COMPLETE` or `IC_ERROR`; SignerKit checks the same again
 /// (`DataCollectionMessage/accept(_:origin:formURL:)`). Its status line (`#status`, with
@@ -41,15 +41,17 @@ enum DataCollectionPageHTML {
         (Travel Rule). Fill in the form from \(HTML.escape(formOrigin)); SignerKit continues once the form \
         says it is done.</p></header>
         <main>
-        <iframe id="form" title="Payment details form" src="\(HTML.escape(formURL.absoluteString))"></iframe>
         <p id="status" data-outcome="loading">Loading the form…</p>
         </main>
         <script nonce="\(nonce)">
         (() => {
           const formOrigin = \(scriptString(formOrigin));
           const messagePath = \(scriptString(messagePath));
-          const frame = document.getElementById('form');
           const status = document.getElementById('status');
+          // Made here, so that its load listener is in place before it starts loading the form.
+          const frame = document.createElement('iframe');
+          frame.id = 'form';
+          frame.title = 'Payment details form';
           const texts = {
             complete: 'Details received. SignerKit continues the payment; you can close this window.',
             error: 'The form reported an error; SignerKit stopped the payment.',
@@ -61,6 +63,8 @@ enum DataCollectionPageHTML {
             status.textContent = 'Waiting for the form…';
             status.dataset.outcome = 'waiting';
           });
+          frame.src = \(scriptString(formURL.absoluteString));
+          status.before(frame);
           window.addEventListener('message', (event) => {
             if (sent || event.origin !== formOrigin || event.source !== frame.contentWindow) return;
             const text = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
