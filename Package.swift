@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "RedirectSignerTransports", targets: ["RedirectSignerTransports"]),
         .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
         .library(name: "WalletConnectPay", targets: ["WalletConnectPay"]),
+        .library(name: "WalletConnectPayPage", targets: ["WalletConnectPayPage"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
         .plugin(name: "BenchmarkPlugin", targets: ["BenchmarkPlugin"]),
         .plugin(name: "EIP712CodegenPlugin", targets: ["EIP712CodegenPlugin"]),
@@ -189,6 +190,13 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The data-collection page on a desktop (a loopback page framing the hosted form), apart so that
+        // WalletConnectPay alone links no HTTP server.
+        .target(
+            name: "WalletConnectPayPage",
+            dependencies: ["WalletConnectPay", "SignerKitHTTPServer", "EthereumPrimitives"],
+            swiftSettings: strictSwift
+        ),
         // Test doubles, never in a wallet: the local Pay service and the hosted-wallet simulator (used by the
         // CLI's `pay serve-local` / `waypoint simulate-wallet` and the tests; deliberately not products).
         .target(
@@ -234,7 +242,9 @@ let package = Package(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
-                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "WalletConnectPay", "EthereumRPC",
+                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "WalletConnectPay",
+                "WalletConnectPayPage",
+                "EthereumRPC",
                 "SignerKitSupport",
                 "WalletConnectPayTesting", "RedirectSignerTesting", "SignerKitService", "SignerKitSQLite",
                 "SignerKitPostgres",
@@ -343,7 +353,7 @@ let package = Package(
                 "WalletConnectPay", "EthereumRPC", "SignerKitHTTP", "SignerKitCurl", "SignerKit", "SoftwareSigner",
                 "Secp256k1",
                 "EthereumPrimitives", "EthereumTransactions", "EIP712", "SignerKitTestSupport", "SignerKitHTTPServer",
-                "WalletConnectPayTesting",
+                "WalletConnectPayTesting", "WalletConnectPayPage",
             ],
             swiftSettings: strictSwift
         ),

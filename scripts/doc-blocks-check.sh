@@ -25,7 +25,7 @@ done
 if [[ ${#documents[@]} -eq 0 ]]; then documents=(README.md docs/*.md); fi
 
 # The library products a reader may import.
-libraries=(SignerKit SoftwareSigner PKCS11Signer RedirectSigner WalletConnectPay EIP712 Secp256k1 EthereumPrimitives EthereumTransactions)
+libraries=(SignerKit SoftwareSigner PKCS11Signer RedirectSigner WalletConnectPay WalletConnectPayPage EIP712 Secp256k1 EthereumPrimitives EthereumTransactions)
 if [[ $build -eq 1 ]]; then
     for library in "${libraries[@]}"; do
         swift build --target "$library" >/dev/null \

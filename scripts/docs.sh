@@ -28,7 +28,7 @@ done
 
 # The library products, and the guides in docs/ each one's reference links.
 modules=(EthereumPrimitives Secp256k1 EIP712 EthereumTransactions SignerKit SignerKitHTTP SignerKitCurl EthereumRPC
-    SoftwareSigner RedirectSigner RedirectSignerTransports PKCS11Signer WalletConnectPay)
+    SoftwareSigner RedirectSigner RedirectSignerTransports PKCS11Signer WalletConnectPay WalletConnectPayPage)
 # An entry is FILE (docs/FILE.md, article FILE) or FILE:ARTICLE when the file's name is taken in the catalog.
 declare -A guides=(
     [SignerKit]="DISPATCHER WHAT-YOU-SIGN SIGN-IN EIP-7702 SERVICE VERSIONING"
@@ -60,7 +60,12 @@ for module in "${modules[@]}"; do
     graphDir="$work/catalogs/$module/graphs"
     mkdir -p "$graphDir"
     cp -R "Sources/$module/$module.docc/." "$catalog/"
-    for guide in ${guides[$module]:-}; do cp "docs/${guide%%:*}.md" "$catalog/${guide#*:}.md"; done
+    # A guide's pictures (docs/images/NAME) go into the catalog, and its links name them as DocC finds
+    # resources: by file name alone.
+    for guide in ${guides[$module]:-}; do
+        sed 's|](images/|](|g' "docs/${guide%%:*}.md" >"$catalog/${guide#*:}.md"
+    done
+    if [[ -n "${guides[$module]:-}" && -d docs/images ]]; then cp -R docs/images "$catalog/images"; fi
     # The module's own graph and the extensions it makes to other modules' types.
     cp "$symbols/$module.symbols.json" "$graphDir/"
     find "$symbols" -maxdepth 1 -name "$module@*.symbols.json" -exec cp {} "$graphDir/" \;

@@ -1,9 +1,12 @@
 import EthereumPrimitives
 import EthereumRPC
 import Foundation
+import RedirectSigner
+import RedirectSignerTransports
 import SignerKit
 import Synchronization
 import WalletConnectPay
+import WalletConnectPayPage
 import WalletConnectPayTesting
 
 /// `signerkit pay`: pay a WalletConnect Pay payment link, or run a local Pay service.
@@ -31,6 +34,14 @@ enum PayCommands {
             permits and ERC-20 approvals only to the Permit2 contract; any other action kind is refused unless
             --allow-unrecognized-actions. A refused option is skipped ("skipped: …") by auto-selection and
             refused (exit 65) when chosen with --option. \(PreviewOptions.policyDetails)
+
+            Data collection in a browser: with --data-page (or --open) the option's data-collection form is
+            shown as a wallet's web view would show it, framed in a page on 127.0.0.1 whose full address goes
+            to standard error ("open: http://127.0.0.1:<port>/pay/<token>"); --open also starts the desktop's
+            browser on it. The payment goes on once the form reports IC_COMPLETE (confirm then carries no
+            collectedData: the form sent the answers), and ends with exit 65 when it reports IC_ERROR (its text
+            in the error line) or gives no answer within \(dataPageTimeoutText). --collect-data answers prefill
+            the form; without --data-page they go with confirm (unattended use).
 
             signerkit pay serve-local [--port N] [--rpc-url URL] runs a local Pay service on 127.0.0.1
             (any https://pay.walletconnect.com/?pid=pay_<name> link is created on first use) until
@@ -62,6 +73,10 @@ enum PayCommands {
             .option(
                 "--collect-data", value: "FILE",
                 help: "JSON answers for data collection ({\"fullName\":…} or {\"fields\":[…]})"),
+            .flag(
+                "--data-page",
+                help: "show the data-collection form in a browser page on 127.0.0.1 (its URL on stderr)"),
+            .flag("--open", help: "like --data-page, and open the page in the desktop's browser (xdg-open)"),
             .option("--port", value: "N", help: "serve-local: the port (default 0: any free port)"),
             .flag(
                 "--allow-unrecognized-actions",
@@ -139,9 +154,18 @@ enum PayCommands {
             client: client, dispatcher: dispatcher, broadcastChains: Set(nodes.keys), collectedData: collected,
             maxPollMs: maxPollMs, onStep: { printer.print($0) })
         flow.optionCheck.allowsUnrecognizedActions = options.has("--allow-unrecognized-actions")
+        let pageHost = try dataPageHost(context, flow: &flow)
         let final: PaymentStatusResponse
+        let outcome: Result<PaymentStatusResponse, PayError>
         do {
-            final = try await flow.pay(link: paymentId, accounts: accounts, optionId: options.value("--option"))
+            outcome = .success(
+                try await flow.pay(link: paymentId, accounts: accounts, optionId: options.value("--option")))
+        } catch {
+            outcome = .failure(error)
+        }
+        await pageHost?.stop()
+        do {
+            final = try outcome.get()
         } catch {
             let failure = CommandFailure.invalidInput(message(for: error, hasNode: !nodes.isEmpty))
             guard case .signing(let dispatchError) = error else { throw failure }
@@ -154,6 +178,28 @@ enum PayCommands {
         context.printLine("accounts: " + PayAccounts.wire(accounts).joined(separator: ", "))
         for line in printer.lines { context.printLine(line) }
         return final.status == .succeeded ? .success : .failure
+    }
+
+    /// How long the data-collection page may take (from the moment it is shown).
+    static let dataPageTimeout = Duration.seconds(900)
+    static let dataPageTimeoutText = "15 minutes"
+
+    /// With `--data-page` or `--open`: a page host on 127.0.0.1 set as the flow's data-collection handler,
+    /// announcing each page on stderr (`open: URL`, in full) and, with `--open`, starting the browser.
+    static func dataPageHost(_ context: CommandContext, flow: inout PayFlow) throws(CommandFailure)
+        -> DataCollectionPageHost?
+    {
+        let options = context.options
+        guard options.has("--data-page") || options.has("--open") else { return nil }
+        let host: DataCollectionPageHost
+        do { host = try DataCollectionPageHost() } catch { throw .invalidInput("--data-page: \(error)") }
+        let io = context.io
+        let browser = options.has("--open")
+        flow.dataCollectionHandler = host.handler(timeout: dataPageTimeout) { page in
+            io.writeStandardError("open: \(page.absoluteString)\n")
+            if browser { try? await URLOpener.systemBrowserIgnoringFailure.open(page.absoluteString) }
+        }
+        return host
     }
 
     /// The `Api-Key` (from `--api-key-file` or `$SIGNERKIT_PAY_API_KEY`) or `App-Id` + `Client-Id`,

@@ -120,6 +120,9 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The option's data-collection page is not https on a trusted host
     /// (``PayClientConfiguration/dataCollectionHosts``); the host, abbreviated. Nothing was sent to it.
     case untrustedDataCollectionPage(optionId: String, host: String)
+    /// The option's data-collection page reported an error (`{"type":"IC_ERROR","error":…}`): its text,
+    /// abbreviated (`EchoedText.abbreviated(_:)`). Nothing was fetched, signed or confirmed.
+    case dataCollectionFailed(optionId: String, message: String)
 
     /// The server's error body, for errors that came from the service.
     public var apiError: PayAPIError? {
@@ -199,6 +202,8 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .untrustedDataCollectionPage(let id, let host):
             "option \(id): the data-collection page's host \(EchoedText.abbreviated(host).debugDescription) is not trusted "
                 + "(https on a WalletConnect host is required)"
+        case .dataCollectionFailed(let id, let message):
+            "option \(id): the data-collection page reported an error: \(EchoedText.abbreviated(message).debugDescription)"
         }
     }
 }

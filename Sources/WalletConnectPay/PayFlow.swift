@@ -53,8 +53,13 @@ public struct PayFlow: Sendable {
         case submittedOnPage
         /// The wallet collected the answers itself; they go with `confirm`.
         case collected(CollectedData)
-        /// The user declined.
+        /// The user declined (or the wait was cancelled).
         case declined
+        /// The page reported an error (`IC_ERROR`) with this text; the flow ends with
+        /// ``PayError/dataCollectionFailed(optionId:message:)``.
+        case failed(String)
+        /// The page gave no answer before the caller's deadline; the flow ends with ``PayError/timeout(_:)``.
+        case timedOut
     }
 
     /// The API client.
@@ -208,7 +213,13 @@ public struct PayFlow: Sendable {
         switch await dataCollectionHandler(option, url) {
         case .submittedOnPage: return nil
         case .collected(let data): return data
-        case .declined: throw .dataCollectionRequired(optionId: option.id, url: url?.absoluteString)
+        case .declined:
+            if Task.isCancelled { throw .cancelled }
+            throw .dataCollectionRequired(optionId: option.id, url: url?.absoluteString)
+        case .failed(let message):
+            throw .dataCollectionFailed(optionId: option.id, message: EchoedText.abbreviated(message))
+        case .timedOut:
+            throw .timeout("option \(option.id): the data-collection page gave no answer before the deadline")
         }
     }
 

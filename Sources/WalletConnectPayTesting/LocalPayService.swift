@@ -116,17 +116,21 @@ public final class LocalPayService: Sendable {
         public var outcome: PaymentStatus
         /// The merchant's reference.
         public var referenceId: String?
+        /// When set, the data-collection page refuses every submission with this message (400
+        /// `params_validation`, nothing recorded), so its form answers `IC_ERROR` with it.
+        public var dataCollectionError: String?
 
         /// A payment of `amountCents` (default $1.00).
         public init(
             id: String? = nil, amountCents: UInt64 = 100, optionKinds: [OptionKind]? = nil,
-            outcome: PaymentStatus = .succeeded, referenceId: String? = nil
+            outcome: PaymentStatus = .succeeded, referenceId: String? = nil, dataCollectionError: String? = nil
         ) {
             self.id = id
             self.amountCents = amountCents
             self.optionKinds = optionKinds
             self.outcome = outcome
             self.referenceId = referenceId
+            self.dataCollectionError = dataCollectionError
         }
     }
 
@@ -300,6 +304,7 @@ final class LocalPayCore: Sendable {
         let referenceId: String?
         let kinds: [LocalPayService.OptionKind]
         let outcome: PaymentStatus
+        var dataCollectionError: String?
         var expiresAt: Date
         var cancelled = false
         var routesExpired = false
@@ -339,6 +344,7 @@ final class LocalPayCore: Sendable {
         let payment = Payment(
             id: id, amountCents: spec.amountCents, referenceId: spec.referenceId,
             kinds: spec.optionKinds ?? configuration.optionKinds, outcome: spec.outcome,
+            dataCollectionError: spec.dataCollectionError,
             expiresAt: Date(timeIntervalSinceNow: Self.seconds(configuration.paymentLifetime)))
         state.withLock { $0.payments[id] = payment }
         return id
@@ -881,14 +887,17 @@ final class LocalPayCore: Sendable {
         return .json(200, answer.serialized)
     }
 
-    /// `GET /ic/{id}`: a small form (honouring `prefill` and `theme`); `POST /ic/{id}`: records the answers.
+    /// `GET /ic/{id}`: the hosted form (``LocalPayCollectForm``, honouring `prefill` and `theme`);
+    /// `POST /ic/{id}`: records the answers (JSON or form-encoded), or refuses them with the payment's
+    /// ``LocalPayService/PaymentSpec/dataCollectionError``.
     private func dataCollectionPage(_ request: LoopbackHTTPRequest) -> LoopbackHTTPResponse {
         let raw = String(request.path.dropFirst("/ic/".count))
         let id = raw.removingPercentEncoding ?? raw
-        guard state.withLock({ $0.payments[id] != nil }) else {
+        guard let refusal = state.withLock({ $0.payments[id].map(\.dataCollectionError) }) else {
             return Self.notFound(id)
         }
         if request.method == "POST" {
+            if let refusal { return Self.error(400, "params_validation", refusal) }
             let text = String(decoding: request.body, as: UTF8.self)
             var data: CollectedData
             if let json = try? JSONValue(parsing: request.body), let parsed = try? CollectedData(json: json) {
@@ -909,27 +918,11 @@ final class LocalPayCore: Sendable {
         {
             prefill = object
         }
-        let dark = request.queryValue("theme") == "dark"
-        var inputs = ""
-        for field in LocalPayCatalog.collectFields {
-            let value = prefill[field.id].map { $0.stringValue ?? $0.serialized } ?? ""
-            let type = field.type == "checkbox" ? "checkbox" : field.type == "date" ? "date" : "text"
-            let checked = type == "checkbox" && value == "true" ? " checked" : ""
-            inputs +=
-                "<label>\(Self.html(field.name)) <input name=\"\(field.id)\" type=\"\(type)\" value=\"\(Self.html(type == "checkbox" ? "true" : value))\"\(checked)></label><br>\n"
-        }
-        let page = """
-            <!doctype html><html><head><meta charset="utf-8"><title>Payment details</title></head>
-            <body style="background:\(dark ? "#111" : "#fff");color:\(dark ? "#eee" : "#111")">
-            <h1>\(Self.html(configuration.merchant.name)) needs a few details</h1>
-            <form method="post">\n\(inputs)<button type="submit">Continue</button></form></body></html>
-            """
+        let page = LocalPayCollectForm.page(
+            merchant: configuration.merchant.name, prefill: prefill, dark: request.queryValue("theme") == "dark")
         return LoopbackHTTPResponse(
-            status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(page.utf8))
+            status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: Array(page.utf8))
     }
 
-    private static func html(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SignerKitTestSupport
 import Testing
 
 #if canImport(Glibc)

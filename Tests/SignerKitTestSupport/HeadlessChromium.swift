@@ -1,6 +1,5 @@
 import EthereumPrimitives
 import Foundation
-import SignerKitTestSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,34 +13,46 @@ import Synchronization
 /// The browser runs with `--no-sandbox --headless=new --disable-gpu`, a throw-away profile, no
 /// background networking, and a host-resolver rule that resolves no name except loopback, so it
 /// talks to nothing but the test's own 127.0.0.1 servers.
-final class HeadlessChromium: Sendable {
+public final class HeadlessChromium: Sendable {
+    /// Why driving the browser failed.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong.
+        public let description: String
+
+        /// A failure saying `description`.
+        public init(_ description: String) { self.description = description }
+    }
+
     /// Where tests look for the browser (Debian's `chromium` package); `SIGNERKIT_CHROMIUM` overrides.
-    static var executablePath: String {
+    public static var executablePath: String {
         ProcessInfo.processInfo.environment["SIGNERKIT_CHROMIUM"] ?? "/usr/bin/chromium"
     }
 
     /// Whether the browser is installed.
-    static var isAvailable: Bool { access(executablePath, X_OK) == 0 }
+    public static var isAvailable: Bool { access(executablePath, X_OK) == 0 }
 
     /// Whether this run is CI (`CI=true`), where a missing browser is a failure, not a skip.
-    static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+    public static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 
-    let pid: pid_t
-    let profile: String
+    /// The browser's process id (this process's child).
+    public let pid: pid_t
+    /// The throw-away profile directory (removed by ``close()``).
+    public let profile: String
     private let commands: Int32
     private let replies: Int32
     private let nextID = Mutex(0)
     private let waiters = Mutex<[Int: CheckedContinuation<JSONValue, any Error>]>([:])
     private let closed = Mutex(false)
 
-    init() throws {
+    /// Starts the browser on a fresh profile, with the DevTools pipe as its only extra descriptors.
+    public init() throws {
         let executable = Self.executablePath
-        guard Self.isAvailable else { throw TestFailure("\(executable) is not installed (apt-get install chromium)") }
+        guard Self.isAvailable else { throw Failure("\(executable) is not installed (apt-get install chromium)") }
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("sk-chromium-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
         var toChild: [Int32] = [0, 0]
         var fromChild: [Int32] = [0, 0]
-        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw TestFailure("pipe failed") }
+        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw Failure("pipe failed") }
         for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         // Keep the child's ends clear of 3 and 4 so that dup2 below always copies (and drops CLOEXEC).
         let childReads = fcntl(toChild[0], F_DUPFD_CLOEXEC, 10)
@@ -81,7 +92,7 @@ final class HeadlessChromium: Sendable {
         guard spawned == 0 else {
             Glibc.close(toChild[1])
             Glibc.close(fromChild[0])
-            throw TestFailure("posix_spawn \(executable) failed: \(spawned)")
+            throw Failure("posix_spawn \(executable) failed: \(spawned)")
         }
         pid = child
         commands = toChild[1]
@@ -94,7 +105,7 @@ final class HeadlessChromium: Sendable {
     /// Adds "close every descriptor from `lowest` up" to `actions`: glibc's
     /// `posix_spawn_file_actions_addclosefrom_np` (2.34+, looked up at run time because the Swift
     /// module does not export it), else a close for each descriptor open now.
-    static func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+    public static func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
         typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
             if unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest) == 0 { return }
@@ -106,7 +117,9 @@ final class HeadlessChromium: Sendable {
     }
 
     /// Sends one DevTools command and returns its `result`.
-    func send(_ method: String, _ params: JSONObject = JSONObject(), session: String? = nil) async throws -> JSONValue {
+    public func send(_ method: String, _ params: JSONObject = JSONObject(), session: String? = nil) async throws
+        -> JSONValue
+    {
         let id = nextID.withLock { value -> Int in
             value += 1
             return value
@@ -124,32 +137,56 @@ final class HeadlessChromium: Sendable {
                 }
                 if written <= 0 {
                     if let waiter = waiters.withLock({ $0.removeValue(forKey: id) }) {
-                        waiter.resume(throwing: TestFailure("cannot write to Chromium"))
+                        waiter.resume(throwing: Failure("cannot write to Chromium"))
                     }
                     return
                 }
                 offset += written
             }
         }
-        if let error = reply["error"] { throw TestFailure("\(method): \(error.serialized)") }
+        if let error = reply["error"] { throw Failure("\(method): \(error.serialized)") }
         return reply["result"] ?? .null
     }
 
     /// Evaluates JavaScript in a page session and returns its value.
-    func evaluate(_ expression: String, session: String) async throws -> JSONValue {
-        let result = try await send(
-            "Runtime.evaluate", JSONObject(["expression": .string(expression), "returnByValue": .bool(true)]),
-            session: session)
+    public func evaluate(_ expression: String, session: String, context: Int? = nil) async throws -> JSONValue {
+        var parameters = JSONObject(["expression": .string(expression), "returnByValue": .bool(true)])
+        if let context { parameters["contextId"] = .number(String(context)) }
+        let result = try await send("Runtime.evaluate", parameters, session: session)
         return result["result"]?["value"] ?? .null
     }
 
+    /// An execution context (an isolated world: the frame's DOM, not its scripts' variables) in the tab's
+    /// first frame whose URL starts with `prefix`, for ``evaluate(_:session:context:)`` and
+    /// ``waitFor(_:session:context:navigations:)`` inside an iframe of another origin (same site, so in
+    /// the tab's process). The frame must have loaded its document.
+    public func isolatedWorld(inFrameWithURLPrefix prefix: String, session: String) async throws -> Int {
+        let tree = try await send("Page.getFrameTree", session: session)
+        var pending = [tree["frameTree"] ?? .null]
+        while let node = pending.popLast() {
+            if let url = node["frame"]?["url"]?.stringValue, url.hasPrefix(prefix),
+                let frameId = node["frame"]?["id"]?.stringValue
+            {
+                let world = try await send(
+                    "Page.createIsolatedWorld",
+                    JSONObject(["frameId": .string(frameId), "worldName": .string("signerkit-test")]), session: session)
+                guard case .number(let text)? = world["executionContextId"], let id = Int(text) else {
+                    throw Failure("no execution context for the frame: \(world.serialized)")
+                }
+                return id
+            }
+            pending += node["childFrames"]?.arrayValue ?? []
+        }
+        throw Failure("no frame loaded from \(prefix): \(tree.serialized)")
+    }
+
     /// Opens `url` in a new tab and returns the tab's session id.
-    func openTab(_ url: String) async throws -> String {
+    public func openTab(_ url: String) async throws -> String {
         let target = try await send("Target.createTarget", JSONObject(["url": .string("about:blank")]))
-        guard let targetId = target["targetId"]?.stringValue else { throw TestFailure("no targetId") }
+        guard let targetId = target["targetId"]?.stringValue else { throw Failure("no targetId") }
         let attached = try await send(
             "Target.attachToTarget", JSONObject(["targetId": .string(targetId), "flatten": .bool(true)]))
-        guard let session = attached["sessionId"]?.stringValue else { throw TestFailure("no sessionId") }
+        guard let session = attached["sessionId"]?.stringValue else { throw Failure("no sessionId") }
         _ = try await send("Page.navigate", JSONObject(["url": .string(url)]), session: session)
         return session
     }
@@ -160,7 +197,9 @@ final class HeadlessChromium: Sendable {
     /// starts again in the new one, at most `navigations` times. The page may depend on SignerKit's answer,
     /// which needs the cooperative pool: the hang bound (30 s) is a ``RealTime/Bound`` on the pool's progress,
     /// and the page gives its watch up every 5 s of its own time so that the bound is looked at.
-    func waitFor(_ expression: String, session: String, navigations: Int = 20) async throws -> String {
+    public func waitFor(_ expression: String, session: String, context: Int? = nil, navigations: Int = 20)
+        async throws -> String
+    {
         let watch = """
             new Promise((resolve) => {
               const look = () => { try { const v = (\(expression)); return v === true ? 'true' : v; } catch (e) { return ''; } };
@@ -175,9 +214,10 @@ final class HeadlessChromium: Sendable {
               setTimeout(() => { observer.disconnect(); resolve(''); }, 5000);
             })
             """
-        let parameters = JSONObject([
+        var parameters = JSONObject([
             "expression": .string(watch), "awaitPromise": .bool(true), "returnByValue": .bool(true),
         ])
+        if let context { parameters["contextId"] = .number(String(context)) }
         let bound = RealTime.Bound(.seconds(30))
         var documents = 0
         while documents < navigations {
@@ -188,19 +228,19 @@ final class HeadlessChromium: Sendable {
             }
             if case .string(let text)? = result["result"]?["value"], !text.isEmpty { return text }
             guard result["result"]?["value"] == .string(""), !bound.hasPassed else {
-                throw TestFailure("\(expression) did not hold: \(result.serialized)")
+                throw Failure("\(expression) did not hold: \(result.serialized)")
             }
         }
-        throw TestFailure("\(expression) did not hold after \(navigations) documents")
+        throw Failure("\(expression) did not hold after \(navigations) documents")
     }
 
     /// The browser's own log (stdout and stderr), for failure messages.
-    var log: String {
+    public var log: String {
         (try? String(contentsOfFile: "\(profile)/chromium.log", encoding: .utf8)).map { String($0.suffix(3000)) } ?? ""
     }
 
     /// Ends the browser (this process's child, by pid) and removes its profile.
-    func close() async {
+    public func close() async {
         guard
             closed.withLock({ done in
                 defer { done = true }; return !done
@@ -250,6 +290,6 @@ final class HeadlessChromium: Sendable {
             defer { waiters = [:] }
             return Array(waiters.values)
         }
-        for waiter in pending { waiter.resume(throwing: TestFailure("Chromium closed the DevTools pipe")) }
+        for waiter in pending { waiter.resume(throwing: Failure("Chromium closed the DevTools pipe")) }
     }
 }
