@@ -57,7 +57,7 @@ public struct EIP712WordHasher: Sendable {
         write(ABIWord.signed(wide))
     }
 
-    /// `intN` held in a ``SignedMagnitude`` (N in 72...256): two's complement over 256 bits.
+    /// `intN` held in a `SignedMagnitude` (N in 72...256): two's complement over 256 bits.
     @inlinable public mutating func write(_ value: SignedMagnitude, bits: Int, field: String?) throws(EIP712Error) {
         do throws(IntegerTextError) {
             write(try value.intWord(bits: bits, text: Self.text(of: value)))
@@ -72,7 +72,7 @@ public struct EIP712WordHasher: Sendable {
     /// `bytes`: the Keccak-256 of the bytes.
     @inlinable public mutating func write(bytes: [UInt8]) { write(Keccak256.hash(bytes)) }
 
-    /// `bytesN` for N below 32 (`bytes32` is a ``Bytes32``): exactly `length` bytes, left-aligned.
+    /// `bytesN` for N below 32 (`bytes32` is a `Bytes32`): exactly `length` bytes, left-aligned.
     @inlinable public mutating func write(fixedBytes bytes: [UInt8], length: Int, field: String?) throws(EIP712Error) {
         guard bytes.count == length else {
             throw Self.located(EIP712Error(.bytesLength(expected: length, actual: bytes.count)), field)
