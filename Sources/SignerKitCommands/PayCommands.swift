@@ -77,6 +77,9 @@ enum PayCommands {
                 "--data-page",
                 help: "show the data-collection form in a browser page on 127.0.0.1 (its URL on stderr)"),
             .flag("--open", help: "like --data-page, and open the page in the desktop's browser (xdg-open)"),
+            .flag(
+                "--log",
+                help: "one JSON line on stderr per Pay API request and answer (method, endpoint, path, sizes, status)"),
             .option("--port", value: "N", help: "serve-local: the port (default 0: any free port)"),
             .flag(
                 "--allow-unrecognized-actions",
@@ -146,7 +149,12 @@ enum PayCommands {
         let policies = try TransactionSafetyOptions.policies(options) + PreviewOptions.policies(options)
         let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration) { policies }
         do { try dispatcher.register(signer) } catch { throw .invalidInput("\(error)") }
-        let client = PayClient(configuration: PayClientConfiguration(baseURL: baseURL, authentication: authentication))
+        var payConfiguration = PayClientConfiguration(baseURL: baseURL, authentication: authentication)
+        if options.has("--log") {
+            let io = context.io
+            payConfiguration.log = { event in io.writeStandardError(event.json.serialized + "\n") }
+        }
+        let client = PayClient(configuration: payConfiguration)
         // The steps are printed once the payment reaches a final status: an error on the way leaves
         // stdout empty (one "error: …" line on stderr, exit status 65).
         let printer = StepPrinter()

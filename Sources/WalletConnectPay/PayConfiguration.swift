@@ -134,6 +134,10 @@ public struct PayClientConfiguration: Sendable {
     public var dataCollectionHosts: [String]
     /// The local expiry guard: nothing is signed for a payment or option that expires within this (10 s).
     public var expiryMargin: Duration
+    /// Called with each request to the API and how it ended (``PayLogEvent``: method, endpoint, path, sizes,
+    /// status — no header, no body); `nil` (the default) logs nothing. The steps of a payment go to
+    /// ``PayFlow/onStep``.
+    public var log: (@Sendable (PayLogEvent) -> Void)?
 
     /// WalletConnect's hosts: `walletconnect.com`, `walletconnect.org`, `reown.com` and their subdomains.
     public static let defaultDataCollectionHosts = ["walletconnect.com", "walletconnect.org", "reown.com"]

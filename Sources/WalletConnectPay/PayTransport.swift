@@ -37,6 +37,10 @@ package struct PayTransport: Sendable {
         for (name, value) in configuration.authentication.headers { headers.append(HTTPHeader(name, value)) }
         if body != nil { headers.append(HTTPHeader("Content-Type", "application/json")) }
         let bytes = body.map { Array($0.serialized.utf8) }
+        let log = { (kind: PayLogEvent.Kind) in
+            configuration.log?(PayLogEvent(method: method, endpoint: endpoint, path: url.path, kind: kind))
+        }
+        log(.request(bodyBytes: bytes?.count ?? 0))
         let response: HTTPResponse
         do {
             response = try await http.send(
@@ -48,8 +52,11 @@ package struct PayTransport: Sendable {
                     connectTimeout: configuration.connectTimeout, maxResponseBytes: configuration.maxResponseBytes)
             }
         } catch {
-            throw Self.payError(error, endpoint: endpoint, label: "\(method) \(endpoint)")
+            let failure = Self.payError(error, endpoint: endpoint, label: "\(method) \(endpoint)")
+            log(.failure(failure.description))
+            throw failure
         }
+        log(.response(status: response.status, bodyBytes: response.body.count))
         if response.isSuccess {
             do { return try JSONValue(parsing: response.body) } catch {
                 throw .invalidResponse("\(endpoint): the body is not JSON (\(error))")

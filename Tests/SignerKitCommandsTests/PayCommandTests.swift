@@ -1,3 +1,4 @@
+import EthereumPrimitives
 import Foundation
 import SignerKitTestSupport
 import Testing
@@ -47,6 +48,31 @@ struct PayCommandTests {
         func seen(_ suffix: String) async throws -> [SeenRequest] {
             try await proxy.requests().filter { $0.pathOnly.hasSuffix(suffix) }
         }
+    }
+
+    @Test("--log: one JSON line on stderr per request and answer; no header, no body, no API key")
+    func logLines() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        let secret = "wcp-test-key-" + String(repeating: "7f", count: 12)
+        let keyFile = try setup.directory.write("api.key", secret + "\n")
+        chmod(keyFile, 0o600)
+        let result = try await Binary.run([
+            "pay", setup.id, "--api-url", setup.proxy.url.absoluteString, "--key-file",
+            try Self.keyFile(setup.directory), "--api-key-file", keyFile, "--log",
+        ])
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stderr.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+            .filter { $0["msg"]?.stringValue == "pay api" }
+        #expect(
+            lines.contains {
+                $0["endpoint"]?.stringValue == "options" && $0["status"] == .number("200")
+                    && $0["path"]?.stringValue == "/v1/gateway/payment/\(setup.id)/options"
+            }, "\(result.stderr)")
+        #expect(lines.contains { $0["endpoint"]?.stringValue == "confirm" && $0["sent"] != nil }, "\(result.stderr)")
+        // Neither the key (a header) nor a body (the accounts, the signatures) reaches the log.
+        #expect(!result.stderr.contains(secret))
+        #expect(!lines.contains { $0.serialized.contains("eip155:") || $0.serialized.contains("0x") })
     }
 
     @Test("--max-poll-ms 2000 against a status endpoint that never answers: exit 65 naming the deadline")
