@@ -194,7 +194,7 @@ let package = Package(
         // WalletConnectPay alone links no HTTP server.
         .target(
             name: "WalletConnectPayPage",
-            dependencies: ["WalletConnectPay", "SignerKitHTTPServer", "EthereumPrimitives"],
+            dependencies: ["WalletConnectPay", "SignerKitHTTPServer", "EthereumPrimitives", "SecureMemory"],
             swiftSettings: strictSwift
         ),
         // Test doubles, never in a wallet: the local Pay service and the hosted-wallet simulator (used by the

@@ -87,8 +87,7 @@ public final class LoopbackTransport: WaypointTransport {
         _ request: HTTPServerRequest, path: String, hosts: Set<String>, origin: String, clock: any SignerClock,
         continuation: AsyncStream<TransportEvent>.Continuation
     ) async -> HTTPServerResponse {
-        let hostValues = request.values("host")
-        guard hostValues.count == 1, let host = hostValues.first, hosts.contains(host.lowercased()) else {
+        guard request.listenerHost(among: hosts) != nil else {
             return .html(
                 400,
                 HTML.page(

@@ -30,6 +30,15 @@ package struct HTTPServerRequest: Sendable {
         return fields.filter { $0.name == lower }.map(\.value)
     }
 
+    /// The `Host` of a request to a loopback listener, lower-cased, when the request carries exactly one `Host`
+    /// header and it is one of `hosts` (`127.0.0.1:PORT`, `localhost:PORT`, lower case); `nil` otherwise. A page
+    /// on 127.0.0.1 answers nothing else, so a DNS-rebinding page of another site cannot reach it.
+    package func listenerHost(among hosts: Set<String>) -> String? {
+        let hostValues = values("host")
+        guard hostValues.count == 1, let host = hostValues.first?.lowercased(), hosts.contains(host) else { return nil }
+        return host
+    }
+
     /// The first value of the header `name` (case-insensitive).
     package func header(_ name: String) -> String? {
         let lower = name.lowercased()

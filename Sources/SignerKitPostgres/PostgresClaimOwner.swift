@@ -17,6 +17,9 @@ final class PostgresClaimOwner: Sendable {
     /// The first key of every owner lock (`SKOW` in ASCII), so they never meet other advisory locks.
     static let lockClass: Int32 = 0x534b_4f57
 
+    /// ``lockClass`` as a statement parameter.
+    static let lockClassParameter = PostgresValue.text(String(lockClass))
+
     private let connection: PostgresConnection
     /// Every id this handle held, the current one last.
     private let held = Mutex<[Int32]>([])

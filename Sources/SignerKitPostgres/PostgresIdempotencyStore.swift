@@ -75,7 +75,7 @@ public final class PostgresIdempotencyStore: IdempotencyStore {
         let claim: [PostgresValue] = [
             .bytes(requestHash.bytes), .text(String(lease.millisecondsRoundedUp)), .text(String(me)),
         ]
-        let lockClass = PostgresValue.text(String(PostgresClaimOwner.lockClass))
+        let lockClass = PostgresClaimOwner.lockClassParameter
         let abandoned = takeover.withLock { $0.abandoned }
         let found = try await sql { () async throws(PostgresError) -> IdempotencyClaim?? in
             try await database.transaction { connection throws(PostgresError) -> IdempotencyClaim?? in
@@ -130,7 +130,7 @@ public final class PostgresIdempotencyStore: IdempotencyStore {
     ///
     /// - Throws: ``IdempotencyStoreError`` when the store cannot be read (nothing is noted).
     public func recoveryStarting() async throws(IdempotencyStoreError) {
-        let lockClass = PostgresValue.text(String(PostgresClaimOwner.lockClass))
+        let lockClass = PostgresClaimOwner.lockClassParameter
         let rows = try await sql { () async throws(PostgresError) -> [PostgresRow] in
             try await database.transaction { connection throws(PostgresError) -> [PostgresRow] in
                 try connection.query(

@@ -8,7 +8,8 @@ enum ActionDifference {
     static func describe(index: Int, option expected: WalletRpcAction, bundle signed: WalletRpcAction) -> String {
         let prefix = "action[\(index)] differs in"
         if expected.method != signed.method {
-            return "\(prefix) method: option \(quoted(expected.method)), bundle \(quoted(signed.method))"
+            return
+                "\(prefix) method: option \(EchoedText.quoted(expected.method)), bundle \(EchoedText.quoted(signed.method))"
         }
         if expected.chainId != signed.chainId {
             return "\(prefix) chain: option \(expected.chainId), bundle \(signed.chainId)"
@@ -16,7 +17,8 @@ enum ActionDifference {
         let left = try? JSONValue(parsing: expected.params)
         let right = try? JSONValue(parsing: signed.params)
         guard let left, let right, let (path, a, b) = firstDifference(left, right, path: "params") else {
-            return "\(prefix) params: option \(quoted(expected.params)), bundle \(quoted(signed.params))"
+            return
+                "\(prefix) params: option \(EchoedText.quoted(expected.params)), bundle \(EchoedText.quoted(signed.params))"
         }
         return "\(prefix) \(path): option \(shown(a)), bundle \(shown(b))"
     }
@@ -70,7 +72,6 @@ enum ActionDifference {
         }
         return EchoedText.abbreviated(value.serialized)
     }
-    private static func quoted(_ text: String) -> String { "\"\(EchoedText.abbreviated(text))\"" }
 }
 
 extension JSONValue {

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import Foundation
+import SecureMemory
 import SignerKitHTTPServer
 import Synchronization
 import WalletConnectPay
@@ -17,8 +18,7 @@ final class PageRouter: Sendable {
     func handle(_ request: HTTPServerRequest) -> HTTPServerResponse {
         let port = port.load(ordering: .acquiring)
         let hosts: Set<String> = ["127.0.0.1:\(port)", "localhost:\(port)"]
-        let hostValues = request.values("host")
-        guard hostValues.count == 1, let host = hostValues.first?.lowercased(), hosts.contains(host) else {
+        guard let host = request.listenerHost(among: hosts) else {
             return .text(400, "a request must carry exactly one Host header naming this listener")
         }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
@@ -42,7 +42,7 @@ final class PageRouter: Sendable {
     private func session(_ token: String) -> PageSession? {
         sessions.withLock { sessions in
             var found: PageSession?
-            for session in sessions where Self.equal(session.token, token) { found = session }
+            for session in sessions where ConstantTime.equal(session.token.utf8, token.utf8) { found = session }
             return found
         }
     }
@@ -76,15 +76,5 @@ final class PageRouter: Sendable {
         HTTPServerResponse(
             status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
             body: Array(#"{"outcome":"\#(outcome)"}"#.utf8))
-    }
-
-    /// Whether `a` and `b` are equal, in time that depends only on their lengths.
-    private static func equal(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for i in x.indices { difference |= x[i] ^ y[i] }
-        return difference == 0
     }
 }

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import Foundation
+import SignerKitHTTPServer
 import WalletConnectPay
 
 /// The local service's hosted data-collection form (`GET /ic/{id}`), as the real one behaves in a wallet's
@@ -25,7 +26,7 @@ enum LocalPayCollectForm {
             input[type=text],input[type=date]{width:100%;max-width:28rem;padding:.35rem;font-size:1rem}
             small{display:block;opacity:.7}.check label{display:inline;font-weight:400}
             button{margin-top:1rem;font-size:1rem;padding:.45rem 1.4rem}#result{margin-top:.75rem}</style></head>
-            <body><h1>\(html(merchant)) needs a few details</h1>
+            <body><h1>\(HTML.escape(merchant)) needs a few details</h1>
             <p>Required by the Travel Rule for this payment. Fields marked * are required.</p>
             <form id="collect" method="post">
             \(inputs)<button id="submit" type="submit">Continue</button></form>
@@ -99,25 +100,19 @@ enum LocalPayCollectForm {
 
     /// The markup of one input, with its label and description.
     static func input(_ field: Field, value: String) -> String {
-        let name = html(field.id)
+        let name = HTML.escape(field.id)
         let mark = field.required ? " *" : ""
         var attributes = "id=\"field-\(name)\" name=\"\(name)\" type=\"\(field.kind)\""
         if field.required { attributes += " required" }
-        if let pattern = field.pattern { attributes += " pattern=\"\(html(pattern))\"" }
+        if let pattern = field.pattern { attributes += " pattern=\"\(HTML.escape(pattern))\"" }
         if let maxLength = field.maxLength { attributes += " maxlength=\"\(maxLength)\"" }
-        let help = field.description.map { "<small>\(html($0))</small>" } ?? ""
+        let help = field.description.map { "<small>\(HTML.escape($0))</small>" } ?? ""
         if field.kind == "checkbox" {
             let checked = value == "true" ? " checked" : ""
             return "<div class=\"check\"><input \(attributes) value=\"true\"\(checked)> "
-                + "<label for=\"field-\(name)\">\(html(field.title))\(mark)</label>\(help)</div>\n"
+                + "<label for=\"field-\(name)\">\(HTML.escape(field.title))\(mark)</label>\(help)</div>\n"
         }
-        return "<label for=\"field-\(name)\">\(html(field.title))\(mark)</label>"
-            + "<input \(attributes) value=\"\(html(value))\">\(help)\n"
-    }
-
-    /// `text` escaped for HTML text and attribute values.
-    static func html(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        return "<label for=\"field-\(name)\">\(HTML.escape(field.title))\(mark)</label>"
+            + "<input \(attributes) value=\"\(HTML.escape(value))\">\(help)\n"
     }
 }

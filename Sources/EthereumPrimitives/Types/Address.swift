@@ -133,8 +133,7 @@ public struct Address: Sendable, Hashable {
     /// Writes the 40 hex digits of EIP-55 into `digits` (40 bytes): lower case, then a letter upper-cased
     /// where the Keccak-256 of the lower-case digits has a nibble of 8 or more. No allocation.
     private func writeChecksummedDigits(_ digits: UnsafeMutableBufferPointer<UInt8>) {
-        let hexDigits: StaticString = "0123456789abcdef"
-        let alphabet = hexDigits.utf8Start
+        let alphabet = Hex.digits
         var position = 0
         func write(_ value: UInt64, nibbles: Int) {
             for shift in stride(from: 4 * (nibbles - 1), through: 0, by: -4) {
