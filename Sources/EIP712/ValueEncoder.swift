@@ -93,30 +93,12 @@ struct ValueEncoder {
 
     func encode(_ encoding: Encoding, _ value: Int) throws(EIP712Error) -> Bytes32 {
         switch encoding {
-        case .uint(let bits):
-            let text = try integerText(value)
-            do throws(IntegerTextError) {
-                return try SignedMagnitude(utf8: text).uintWord(bits: bits, text: String(decoding: text, as: UTF8.self))
-            } catch { throw EIP712Error(.integer(Self.relabel(error, type: "uint\(bits)"))) }
-        case .int(let bits):
-            let text = try integerText(value)
-            do throws(IntegerTextError) {
-                return try SignedMagnitude(utf8: text).intWord(bits: bits, text: String(decoding: text, as: UTF8.self))
-            } catch { throw EIP712Error(.integer(Self.relabel(error, type: "int\(bits)"))) }
-        case .bool:
-            guard let flag = document.bool(at: value) else { throw kindError("boolean", value) }
-            return ABIWord.bool(flag)
-        case .address:
-            let text = try string(value, "address string")
-            do throws(AddressError) { return try Address(utf8: text).word } catch { throw EIP712Error(.address(error)) }
-        case .fixedBytes(let n):
-            let bytes = try hexBytes(value)
-            guard bytes.count == n else { throw EIP712Error(.bytesLength(expected: n, actual: bytes.count)) }
-            return ABIWord.leftAligned(bytes)
-        case .bytes:
-            return Keccak256.hash(try hexBytes(value))
-        case .string:
-            return Keccak256.hash(UnsafeRawBufferPointer(try string(value, "string")))
+        case .uint, .int, .bool, .address, .fixedBytes, .bytes, .string:
+            let kind = document.kind(at: value)
+            return try ScalarWord.word(
+                encoding,
+                ScalarWord.Input(
+                    kind: kind, text: document.unsafeUTF8(at: value), flag: document.bool(at: value) ?? false))
         case .structure(let index):
             return try hashStruct(index, value)
         case .array(let arrayIndex):
@@ -138,28 +120,5 @@ struct ValueEncoder {
             }
             return hasher.finalize()
         }
-    }
-
-    private static func relabel(_ error: IntegerTextError, type: String) -> IntegerTextError {
-        if case .outOfRange(let text, _) = error { return .outOfRange(text, type: type) }
-        return error
-    }
-
-    @inline(__always) private func integerText(_ value: Int) throws(EIP712Error) -> UnsafeBufferPointer<UInt8> {
-        let kind = document.kind(at: value)
-        guard kind == .number || kind == .string else { throw kindError("integer", value) }
-        return document.unsafeUTF8(at: value)
-    }
-
-    @inline(__always) private func string(_ value: Int, _ expected: String) throws(EIP712Error) -> UnsafeBufferPointer<
-        UInt8
-    > {
-        guard document.kind(at: value) == .string else { throw kindError(expected, value) }
-        return document.unsafeUTF8(at: value)
-    }
-
-    private func hexBytes(_ value: Int) throws(EIP712Error) -> [UInt8] {
-        let text = try string(value, "0x-hex string")
-        do throws(HexError) { return try Hex.decode(utf8: text) } catch { throw EIP712Error(.hex(error)) }
     }
 }
