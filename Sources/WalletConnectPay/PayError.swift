@@ -61,8 +61,12 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidOption(PayAPIError)
     /// HTTP 422 from fetch/confirm/status: a result does not verify (wrong signer, wrong order, unknown transaction).
     case invalidSignature(PayAPIError)
-    /// HTTP 409: the option's route is no longer valid.
+    /// HTTP 409 from confirm: the option's route is no longer valid (elsewhere a 409 is ``http(_:)``, as
+    /// upstream maps it). ``PayFlow`` refreshes the options once and reselects the same asset and chain.
     case routeExpired(PayAPIError)
+    /// The body's code was `option_not_found`: the option went stale (the payment's options changed).
+    /// ``PayFlow`` refreshes the options once and reselects the same asset and chain.
+    case optionNotFound(PayAPIError)
     /// HTTP 429 after every retry.
     case rateLimited(PayAPIError)
     /// HTTP 400 from options: the request is malformed.
@@ -128,7 +132,8 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
     public var apiError: PayAPIError? {
         switch self {
         case .quoteExpired(let e), .paymentNotFound(let e), .paymentExpired(let e), .invalidOption(let e),
-            .invalidSignature(let e), .routeExpired(let e), .rateLimited(let e), .invalidRequest(let e),
+            .invalidSignature(let e), .routeExpired(let e), .optionNotFound(let e), .rateLimited(let e),
+            .invalidRequest(let e),
             .invalidAccount(let e), .complianceFailed(let e), .http(let e):
             return e
         default:
@@ -136,14 +141,16 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Maps an error answer to its case: body code `quote_expired` first, then the HTTP status; the
-    /// options endpoint reads 400, 422 and 451 as request, account and compliance errors.
+    /// Maps an error answer to its case: body codes `quote_expired` and `option_not_found` first, then the
+    /// HTTP status; 409 is a route expiry from confirm only; the options endpoint reads 400, 422 and 451 as
+    /// request, account and compliance errors.
     public static func classify(_ error: PayAPIError) -> PayError {
         if error.code == "quote_expired" { return .quoteExpired(error) }
+        if error.code == "option_not_found" { return .optionNotFound(error) }
         switch error.status {
         case 404: return .paymentNotFound(error)
         case 410: return .paymentExpired(error)
-        case 409: return .routeExpired(error)
+        case 409 where error.endpoint == .confirm: return .routeExpired(error)
         case 429: return .rateLimited(error)
         default: break
         }
@@ -171,6 +178,7 @@ public enum PayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidOption(let e): "invalid option (\(e))"
         case .invalidSignature(let e): "invalid signature (\(e))"
         case .routeExpired(let e): "route expired (\(e))"
+        case .optionNotFound(let e): "option not found (\(e))"
         case .rateLimited(let e): "rate limited (\(e))"
         case .invalidRequest(let e): "invalid request (\(e))"
         case .invalidAccount(let e): "invalid account (\(e))"

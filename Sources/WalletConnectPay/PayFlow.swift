@@ -223,9 +223,44 @@ public struct PayFlow: Sendable {
         }
     }
 
-    /// Resolves (one fetch for `build` actions), guards expiry, signs and confirms one option; on
-    /// `quote_expired`, re-quotes it once.
+    /// Resolves (one fetch for `build` actions), guards expiry, signs and confirms one option. Once per
+    /// payment: on `quote_expired` from confirm it re-quotes the option; when the option went stale
+    /// (`option_not_found`, or a route expiry from confirm — both refusals, so nothing was paid) it refreshes
+    /// the options and reselects the one paying the same asset on the same chain.
     private func complete(
+        _ option: PaymentOption, paymentId: String, accounts: [AccountID], confirmData: CollectedData?, requoted: Bool
+    ) async throws(PayError) -> PaymentStatusResponse {
+        do {
+            return try await attempt(
+                option, paymentId: paymentId, accounts: accounts, confirmData: confirmData, requoted: requoted)
+        } catch .optionNotFound(let body) where !requoted {
+            return try await reselect(
+                option, after: .optionNotFound(body), paymentId: paymentId, accounts: accounts, confirmData: confirmData
+            )
+        } catch .routeExpired(let body) where !requoted {
+            return try await reselect(
+                option, after: .routeExpired(body), paymentId: paymentId, accounts: accounts, confirmData: confirmData)
+        }
+    }
+
+    /// Fresh options, the one for the same asset and chain as `stale` (its amount's CAIP-19 unit), then that
+    /// option completed (no further refresh); `error` again when there is none.
+    private func reselect(
+        _ stale: PaymentOption, after error: PayError, paymentId: String, accounts: [AccountID],
+        confirmData: CollectedData?
+    ) async throws(PayError) -> PaymentStatusResponse {
+        let answer = try await client.paymentOptions(paymentId: paymentId, accounts: accounts)
+        onStep(.options(answer))
+        guard var fresh = answer.options.first(where: { $0.amount.unit == stale.amount.unit }) else { throw error }
+        if fresh.collectData == nil { fresh.collectData = answer.collectData }
+        if let problem = problem(with: fresh) { throw .optionNotCompletable(optionId: fresh.id, reason: problem) }
+        onStep(.optionSelected(fresh))
+        return try await complete(
+            fresh, paymentId: paymentId, accounts: accounts, confirmData: confirmData, requoted: true)
+    }
+
+    /// One try at `option`: see ``complete(_:paymentId:accounts:confirmData:requoted:)``.
+    private func attempt(
         _ option: PaymentOption, paymentId: String, accounts: [AccountID], confirmData: CollectedData?, requoted: Bool
     ) async throws(PayError) -> PaymentStatusResponse {
         let resolved = try await client.requiredActions(paymentId: paymentId, optionId: option.id)

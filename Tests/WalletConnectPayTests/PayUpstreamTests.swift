@@ -84,6 +84,37 @@ struct PayUpstreamTests {
         #expect(service.requests(to: .options).count == 4)
     }
 
+    @Test(
+        "a stale option (option_not_found, or 409 on confirm): options refreshed once, the same asset and chain reselected",
+        arguments: [(404, "option_not_found"), (409, "invalid_state")])
+    func staleOptionIsReselected(status: Int, code: String) async throws {
+        let service = try startService()
+        defer { service.stop() }
+        let (key, dispatcher) = try makeWallet()
+        let id = service.createPayment(.init(optionKinds: [.erc3009]))
+        service.inject(.status(status, code: code, message: "stale"), on: .confirm)
+        let log = StepLog()
+        let flow = PayFlow(client: makeClient(service), dispatcher: dispatcher) { log.append($0) }
+        let final = try await flow.pay(link: id, accounts: [baseAccount(key)])
+        #expect(final.status == .succeeded)
+        // A plain refresh (no `refresh` list: the option itself is gone), then the same unit again, signed anew.
+        #expect(service.requests(to: .options).count == 2)
+        #expect(service.requests(to: .options).last?.body.contains(#""refresh":null"#) == true)
+        #expect(service.requests(to: .confirm).count == 2)
+        #expect(signedSteps(log) == 2)
+
+        // Stale again after the refresh: the error, once; nothing confirmed.
+        let other = service.createPayment(.init(optionKinds: [.erc3009]))
+        service.inject(.status(status, code: code, message: "stale"), on: .confirm, times: 2)
+        let error = await payError { () async throws(PayError) in
+            try await flow.pay(link: other, accounts: [baseAccount(key)])
+        }
+        let name = error.map(PayClientTests.name)
+        #expect(name == (status == 409 ? "routeExpired" : "optionNotFound"), "\(String(describing: error))")
+        #expect(service.requests(to: .options).count == 4)
+        #expect(service.requests(to: .confirm).count == 4)
+    }
+
     @Test("requiredActions on a fresh client fetches the option's actions by id; confirm then works")
     func freshClient() async throws {
         let service = try startService()
