@@ -21,7 +21,8 @@ enum PayCommands {
             complete (options with eth_sendTransaction need --rpc-url; options with data collection need
             --collect-data), signs the option's actions with the key, confirms them and polls until the
             status is final, then prints every step (merchant, amount, options, actions, results, statuses).
-            Without --account the key's address on Base (eip155:8453) is used.
+            Without --account the key's address is offered on every chain the client supports (Base, Ethereum,
+            Optimism, Arbitrum One, Polygon: eip155:8453, 1, 10, 42161, 137), as the integration guide asks.
             Exit status: 0 when the payment succeeded; 1 when it ended otherwise (failed, expired, cancelled:
             the steps are printed); 65 for invalid input or any error on the way (Pay API, network, signing:
             one "error: …" line on stderr, nothing on stdout).
@@ -35,13 +36,15 @@ enum PayCommands {
             --allow-unrecognized-actions. A refused option is skipped ("skipped: …") by auto-selection and
             refused (exit 65) when chosen with --option. \(PreviewOptions.policyDetails)
 
-            Data collection in a browser: with --data-page (or --open) the option's data-collection form is
+            Data collection in a browser (the default when the chosen option collects data and no
+            --collect-data is given; --data-page asks for it in any case): the option's data-collection form is
             shown as a wallet's web view would show it, framed in a page on 127.0.0.1 whose full address goes
             to standard error ("open: http://127.0.0.1:<port>/pay/<token>"); --open also starts the desktop's
             browser on it. The payment goes on once the form reports IC_COMPLETE (confirm then carries no
             collectedData: the form sent the answers), and ends with exit 65 when it reports IC_ERROR (its text
-            in the error line) or gives no answer within \(dataPageTimeoutText). --collect-data answers prefill
-            the form; without --data-page they go with confirm (unattended use).
+            in the error line) or gives no answer within \(dataPageTimeoutText). --collect-data FILE alone is
+            for unattended use: its answers go with confirm and no page is shown; with --data-page they prefill
+            the form instead.
 
             signerkit pay serve-local [--port N] [--rpc-url URL] runs a local Pay service on 127.0.0.1
             (any https://pay.walletconnect.com/?pid=pay_<name> link is created on first use) until
@@ -75,7 +78,8 @@ enum PayCommands {
                 help: "JSON answers for data collection ({\"fullName\":…} or {\"fields\":[…]})"),
             .flag(
                 "--data-page",
-                help: "show the data-collection form in a browser page on 127.0.0.1 (its URL on stderr)"),
+                help: "show the data-collection form in a browser page on 127.0.0.1 (its URL on stderr; the default"
+                    + " without --collect-data)"),
             .flag("--open", help: "like --data-page, and open the page in the desktop's browser (xdg-open)"),
             .flag(
                 "--log",
@@ -128,7 +132,7 @@ enum PayCommands {
         }
         try SigningKeyOptions.checkPresent(options)
         let signer = try await loadSigningKey(options, io: context.io)
-        if accounts.isEmpty { accounts = [AccountID(eip155: 8453, address: signer.address)] }
+        if accounts.isEmpty { accounts = PayAccounts.accounts(for: signer.address) }
         for account in accounts where account.ethereumAddress != signer.address {
             throw .invalidInput("--account \(account): not the signing key's address \(signer.address.checksummed)")
         }
@@ -192,13 +196,14 @@ enum PayCommands {
     static let dataPageTimeout = Duration.seconds(900)
     static let dataPageTimeoutText = "15 minutes"
 
-    /// With `--data-page` or `--open`: a page host on 127.0.0.1 set as the flow's data-collection handler,
-    /// announcing each page on stderr (`open: URL`, in full) and, with `--open`, starting the browser.
+    /// Unless `--collect-data` answers unattended (without `--data-page` or `--open`): a page host on
+    /// 127.0.0.1 set as the flow's data-collection handler, announcing each page on stderr (`open: URL`, in
+    /// full) and, with `--open`, starting the browser.
     static func dataPageHost(_ context: CommandContext, flow: inout PayFlow) throws(CommandFailure)
         -> DataCollectionPageHost?
     {
         let options = context.options
-        guard options.has("--data-page") || options.has("--open") else { return nil }
+        guard options.has("--data-page") || options.has("--open") || !options.has("--collect-data") else { return nil }
         let host: DataCollectionPageHost
         do { host = try DataCollectionPageHost() } catch { throw .invalidInput("--data-page: \(error)") }
         let io = context.io

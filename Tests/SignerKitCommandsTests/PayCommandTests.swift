@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import Secp256k1
 import Foundation
 import SignerKitTestSupport
 import Testing
@@ -73,6 +74,22 @@ struct PayCommandTests {
         // Neither the key (a header) nor a body (the accounts, the signatures) reaches the log.
         #expect(!result.stderr.contains(secret))
         #expect(!lines.contains { $0.serialized.contains("eip155:") || $0.serialized.contains("0x") })
+    }
+
+    @Test("without --account: the key's address on every chain the client supports, in the options request")
+    func defaultAccounts() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        let result = try await setup.pay()
+        #expect(result.status == 0, "\(result)")
+        let address = "0x" + String(repeating: "4c", count: 32)
+        let signer = try PrivateKey(hex: address).address.checksummed
+        let chains = PayAccounts.defaultChains.map(\.description)
+        #expect(chains == ["eip155:8453", "eip155:1", "eip155:10", "eip155:42161", "eip155:137"])
+        #expect(result.stdoutLines.first == "accounts: " + chains.map { "\($0):\(signer)" }.joined(separator: ", "))
+        let options = try #require(try await setup.seen("/options").first)
+        let sent = try JSONValue(parsing: options.body)["accounts"]?.arrayValue?.compactMap(\.stringValue)
+        #expect(sent?.map { $0.lowercased() } == chains.map { "\($0):\(signer.lowercased())" })
     }
 
     @Test("--max-poll-ms 2000 against a status endpoint that never answers: exit 65 naming the deadline")

@@ -43,9 +43,11 @@ struct PayDataPageCommandTests {
         }
     }
 
-    /// Runs `pay` for a data-collection payment with `--data-page`; `answer` plays the form once the page is up.
+    /// Runs `pay` for a data-collection payment (with `flags`: the page is the default, `--data-page` asks for
+    /// it); `answer` plays the form once the page is up.
     static func run(
-        dataCollectionError: String? = nil, answer: @escaping @Sendable (LocalPayService, URL) async throws -> Void
+        flags: [String] = ["--data-page"], dataCollectionError: String? = nil,
+        answer: @escaping @Sendable (LocalPayService, URL) async throws -> Void
     ) async throws -> (CommandResult, LocalPayService, String) {
         let service = try LocalPayService(
             configuration: LocalPayService.Configuration(pollInMs: 30, processingTime: .milliseconds(100)))
@@ -55,7 +57,7 @@ struct PayDataPageCommandTests {
         let io = PageIO()
         let command = Task {
             await SignerKitCommandLine.run(
-                ["pay", id, "--key-file", key, "--api-url", service.baseURL.absoluteString, "--data-page"], io: io)
+                ["pay", id, "--key-file", key, "--api-url", service.baseURL.absoluteString] + flags, io: io)
         }
         let page = try #require(try await io.pages.atLeast(1).first)
         try await answer(service, page)
@@ -63,9 +65,11 @@ struct PayDataPageCommandTests {
         return (CommandResult(status: status, stdout: io.captured.output, stderr: io.captured.error), service, id)
     }
 
-    @Test("IC_COMPLETE from the form: exit 0, the page's full URL on stderr, confirm without collectedData")
-    func complete() async throws {
-        let (result, service, id) = try await Self.run { service, page in
+    @Test(
+        "IC_COMPLETE from the form: exit 0, the page's full URL on stderr, confirm without collectedData",
+        arguments: [[], ["--data-page"]])
+    func complete(flags: [String]) async throws {
+        let (result, service, id) = try await Self.run(flags: flags) { service, page in
             // The form sends the answers itself, then says so.
             let id = try #require(service.requests.compactMap(\.paymentId).first)
             service.submitCollectedData(
