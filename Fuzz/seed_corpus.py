@@ -59,11 +59,16 @@ def seeds_typed_data():
 
 
 def seeds_signed_transaction():
-    return [hex_bytes(r["rawTransaction"]) for r in rows("transactions.jsonl") + rows("transactions_type4.jsonl")]
+    return [hex_bytes(r["rawTransaction"]) for r in rows("transactions.jsonl") + rows("transactions_type4.jsonl")
+            + rows("ronin_sponsored.jsonl")]
 
 
 def seeds_transaction_request():
-    return [compact(r["tx"]) for r in rows("transactions.jsonl") + rows("transactions_type4.jsonl")]
+    sponsored = rows("ronin_sponsored.jsonl")
+    signed_by_payer = [dict(r["tx"], payerV=r["payerSignature"]["yParity"], payerR=r["payerSignature"]["r"],
+                            payerS=r["payerSignature"]["s"]) for r in sponsored]
+    return ([compact(r["tx"]) for r in rows("transactions.jsonl") + rows("transactions_type4.jsonl") + sponsored]
+            + [compact(tx) for tx in signed_by_payer])
 
 
 def seeds_authorization_list():

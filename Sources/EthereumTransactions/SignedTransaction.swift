@@ -36,7 +36,7 @@ public struct SignedTransaction: Sendable, Hashable {
         return try decode(raw: bytes)
     }
 
-    /// Decodes a raw legacy, EIP-2930, EIP-1559 or EIP-7702 transaction, strictly.
+    /// Decodes a raw legacy, EIP-2930, EIP-1559, EIP-7702 or Ronin sponsored (`0x64`) transaction, strictly.
     ///
     /// Accepts exactly the canonical encodings this type produces: one canonical RLP list with
     /// nothing after it, the exact field count, integers without leading zeros and at most 256
@@ -48,7 +48,7 @@ public struct SignedTransaction: Sendable, Hashable {
     /// ``SignedAuthorization/recoverAuthority()``).
     ///
     /// - Throws: ``TransactionError/emptyRawTransaction``, ``TransactionError/unsupportedType(_:)``
-    ///   for a type byte other than 0x01/0x02/0x04, ``TransactionError/malformedRLP(_:)`` (including
+    ///   for a type byte other than 0x01/0x02/0x04/0x64, ``TransactionError/malformedRLP(_:)`` (including
     ///   trailing bytes), ``TransactionError/wrongFieldCount(type:expected:actual:)``,
     ///   ``TransactionError/contractCreationNotAllowed(type:)`` and
     ///   ``TransactionError/emptyAuthorizationList`` (type `0x4`), or
@@ -65,6 +65,8 @@ public struct SignedTransaction: Sendable, Hashable {
             decoded = try RawDecoder.eip1559(try RawDecoder.list(Array(raw.dropFirst()), offset: 1))
         case TransactionType.eip7702.rawValue:
             decoded = try RawDecoder.eip7702(try RawDecoder.list(Array(raw.dropFirst()), offset: 1))
+        case TransactionType.roninSponsored.rawValue:
+            decoded = try RawDecoder.roninSponsored(try RawDecoder.list(Array(raw.dropFirst()), offset: 1))
         case 0x80...0xbf:
             // An RLP byte string where a legacy transaction's list belongs.
             throw .malformedRLP(.expectedList)
@@ -168,16 +170,20 @@ enum RawDecoder {
         return result
     }
 
-    /// The signature from `[yParity, r, s]`.
-    static func typedSignature(_ items: ArraySlice<RLPItem>) throws(TransactionError) -> RecoverableSignature {
+    /// The signature from `[yParity, r, s]`, its fields named `names` in errors.
+    static func typedSignature(
+        _ items: ArraySlice<RLPItem>, names: (v: String, r: String, s: String) = ("yParity", "r", "s")
+    )
+        throws(TransactionError) -> RecoverableSignature
+    {
         let base = items.startIndex
-        let parity = try uint256(items[base], "yParity")
+        let parity = try uint256(items[base], names.v)
         guard let small = parity.uint64, small <= 1 else {
-            throw .invalidRawField(field: "yParity", problem: .invalidValue(parity.hexQuantity))
+            throw .invalidRawField(field: names.v, problem: .invalidValue(parity.hexQuantity))
         }
         return try signature(
-            r: scalar(items[base + 1], "r"), s: scalar(items[base + 2], "s"), recoveryId: UInt8(small), field: "yParity"
-        )
+            r: scalar(items[base + 1], names.r), s: scalar(items[base + 2], names.s), recoveryId: UInt8(small),
+            field: names.v)
     }
 
     static func signature(r: Bytes32, s: Bytes32, recoveryId: UInt8, field: String) throws(TransactionError)
@@ -204,6 +210,24 @@ enum RawDecoder {
         let signature = try signature(
             r: scalar(f[7], "r"), s: scalar(f[8], "s"), recoveryId: recoveryId, field: "v")
         return SignedTransaction(transaction: .legacy(tx), signature: signature)
+    }
+
+    /// `[chainId, nonce, tip, feeCap, gas, to, value, data, expiredTime, payerV, payerR, payerS, v, r, s]`;
+    /// `expiredTime` below 2^64, as the Ronin node reads it.
+    static func roninSponsored(_ f: [RLPItem]) throws(TransactionError) -> SignedTransaction {
+        try checkCount(f, 15, .roninSponsored)
+        let expiredTime = try uint256(f[8], "expiredTime")
+        guard let expiry = expiredTime.uint64 else {
+            throw .invalidRawField(field: "expiredTime", problem: .invalidValue(expiredTime.hexQuantity))
+        }
+        let payerSignature = try typedSignature(f[9...11], names: ("payerV", "payerR", "payerS"))
+        let tx = RoninSponsoredTransaction(
+            chainId: try uint256(f[0], "chainId"), nonce: try nonce(f[1]),
+            maxPriorityFeePerGas: try uint256(f[2], "maxPriorityFeePerGas"),
+            maxFeePerGas: try uint256(f[3], "maxFeePerGas"), gasLimit: try uint256(f[4], "gasLimit"),
+            to: try to(f[5]), value: try uint256(f[6], "value"), data: try bytes(f[7], "data"), expiredTime: expiry,
+            payerSignature: payerSignature)
+        return SignedTransaction(transaction: .roninSponsored(tx), signature: try typedSignature(f[12...]))
     }
 
     static func eip2930(_ f: [RLPItem]) throws(TransactionError) -> SignedTransaction {

@@ -11,6 +11,8 @@ public enum Transaction: Sendable, Hashable {
     case eip1559(EIP1559Transaction)
     /// A type `0x4` (set-code) transaction.
     case eip7702(EIP7702Transaction)
+    /// A type `0x64` Ronin sponsored transaction (carrying its payer's signature).
+    case roninSponsored(RoninSponsoredTransaction)
 
     /// The transaction this value holds.
     public var fields: any TransactionFields {
@@ -19,6 +21,7 @@ public enum Transaction: Sendable, Hashable {
         case .eip2930(let tx): tx
         case .eip1559(let tx): tx
         case .eip7702(let tx): tx
+        case .roninSponsored(let tx): tx
         }
     }
 

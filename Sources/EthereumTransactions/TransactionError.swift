@@ -78,6 +78,11 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
     case highS
     /// No sender could be recovered from the signature.
     case senderRecovery(RecoveryError)
+    /// The payer's signature of a type `0x64` transaction (`payerV`, `payerR`, `payerS`) is not acceptable:
+    /// high s, no key recovers from it, or it recovers to another address than `payer`; the reason.
+    case invalidPayerSignature(String)
+    /// A type `0x64` transaction whose payer is its own sender (REP-0008 refuses it).
+    case payerIsSender(Address)
 
     /// What is wrong with one field of a raw transaction.
     public enum RawFieldProblem: Sendable, Equatable, CustomStringConvertible {
@@ -131,7 +136,7 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unsupportedField(let field):
             "field \(Self.quote(field)) is not supported (blob transactions are not supported)"
         case .unsupportedType(let type):
-            "field \"type\": unsupported transaction type \(Self.quote(type)) (supported: 0x0, 0x1, 0x2, 0x4)"
+            "field \"type\": unsupported transaction type \(Self.quote(type)) (supported: 0x0, 0x1, 0x2, 0x4, 0x64)"
         case .forwardOnly(let type):
             "field \"type\": a \(type) transaction is signed by the wallet that sponsors it, never here (only a hosted-wallet backend forwards it)"
         case .contractCreationWithoutData:
@@ -158,6 +163,10 @@ public enum TransactionError: Error, Sendable, Equatable, CustomStringConvertibl
             "signature s is above n/2 (Ethereum requires low-s signatures, EIP-2)"
         case .senderRecovery(let error):
             "cannot recover the sender: \(error)"
+        case .invalidPayerSignature(let reason):
+            "fields \"payerV\", \"payerR\", \"payerS\": \(reason)"
+        case .payerIsSender(let address):
+            "field \"payer\": \(address.checksummed) is also the sender (a sponsored transaction needs another payer)"
         }
     }
 

@@ -3,7 +3,8 @@ import EthereumPrimitives
 extension TransactionRequest {
     /// The request as an `eth_sendTransaction` object, the inverse of ``init(json:)``: `type`, then the
     /// members that are set — `from`, `to`, `value`, `data`, `nonce`, `gas`, `gasPrice`, `maxFeePerGas`,
-    /// `maxPriorityFeePerGas`, `accessList`, `chainId`, `authorizationList` — quantities as minimal `0x`-hex,
+    /// `maxPriorityFeePerGas`, `accessList`, `chainId`, `authorizationList`, `expiredTime`, `payer`, `payerV`,
+    /// `payerR`, `payerS` — quantities as minimal `0x`-hex,
     /// addresses EIP-55, bytes as `0x`-hex. `value` is always present; `data` and the lists only when not empty.
     public var json: JSONValue {
         var members: [JSONObject.Member] = [
@@ -25,6 +26,13 @@ extension TransactionRequest {
         add("accessList", accessList.isEmpty ? nil : .array(accessList.map(\.json)))
         add("chainId", quantity(chainId))
         add("authorizationList", authorizationList.isEmpty ? nil : .array(authorizationList.map(\.json)))
+        add("expiredTime", quantity(expiredTime.map { UInt256($0) }))
+        add("payer", payer.map { .string($0.checksummed) })
+        if let payerSignature {
+            add("payerV", quantity(UInt256(UInt64(payerSignature.recoveryId))))
+            add("payerR", quantity(UInt256(word: payerSignature.r)))
+            add("payerS", quantity(UInt256(word: payerSignature.s)))
+        }
         return .object(JSONObject(members: members))
     }
 }

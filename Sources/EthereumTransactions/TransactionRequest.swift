@@ -33,13 +33,20 @@ public struct TransactionRequest: Sendable, Hashable {
     public var chainId: UInt256?
     /// The signed EIP-7702 authorizations of a type `0x4` request (empty for the other types).
     public var authorizationList: [SignedAuthorization]
+    /// Type `0x64`: Unix seconds from which the transaction expires (0: never), if given.
+    public var expiredTime: UInt64?
+    /// Type `0x64`: the account that pays the gas, if named.
+    public var payer: Address?
+    /// Type `0x64`: the payer's signature (`payerV`, `payerR`, `payerS`), once the payer has signed.
+    public var payerSignature: RecoverableSignature?
 
     /// Builds a request from already-typed values (no validation until ``complete(chainId:)``).
     public init(
         type: TransactionType, from: Address? = nil, to: Address?, value: UInt256 = 0, data: [UInt8] = [],
         nonce: UInt256? = nil, gasLimit: UInt256? = nil, gasPrice: UInt256? = nil,
         maxFeePerGas: UInt256? = nil, maxPriorityFeePerGas: UInt256? = nil,
-        accessList: [AccessListEntry] = [], chainId: UInt256? = nil, authorizationList: [SignedAuthorization] = []
+        accessList: [AccessListEntry] = [], chainId: UInt256? = nil, authorizationList: [SignedAuthorization] = [],
+        expiredTime: UInt64? = nil, payer: Address? = nil, payerSignature: RecoverableSignature? = nil
     ) {
         self.type = type
         self.from = from
@@ -54,6 +61,9 @@ public struct TransactionRequest: Sendable, Hashable {
         self.accessList = accessList
         self.chainId = chainId
         self.authorizationList = authorizationList
+        self.expiredTime = expiredTime
+        self.payer = payer
+        self.payerSignature = payerSignature
     }
 
     /// Fields that would silently change meaning if ignored: blob (type 3) transactions are refused
@@ -66,7 +76,8 @@ public struct TransactionRequest: Sendable, Hashable {
     ///
     /// Members: `from`, `to`, `value`, `data` or `input`, `gas` or `gasLimit`, `gasPrice`,
     /// `maxFeePerGas`, `maxPriorityFeePerGas`, `nonce`, `accessList`, `authorizationList`, `type`,
-    /// `chainId`. A member that is `null` counts as absent; other members are ignored, except blob
+    /// `chainId`, and for type `0x64` (as Ronin's RPC names them) `expiredTime`, `payer`, `payerV`,
+    /// `payerR`, `payerS`. A member that is `null` counts as absent; other members are ignored, except blob
     /// fields, which are refused. Quantities are `0x`-hex strings, decimal strings or JSON integers.
     /// `data` and `input` (likewise `gas` and `gasLimit`) may both appear only with equal values.
     /// `authorizationList` holds signed tuples in the JSON-RPC shape (see
@@ -109,6 +120,14 @@ public struct TransactionRequest: Sendable, Hashable {
         let accessList = try fields.accessList("accessList")
         let chainId = try fields.quantity("chainId")
         let authorizationList = try fields.authorizationList("authorizationList")
+        let expiredTime = try fields.quantity("expiredTime").map { (value) throws(TransactionError) in
+            guard let seconds = value.uint64 else {
+                throw TransactionError.quantityTooWide(field: "expiredTime", value: value.hexQuantity, bits: 64)
+            }
+            return seconds
+        }
+        let payer = try fields.address("payer")
+        let payerSignature = try fields.payerSignature()
 
         let type: TransactionType
         if let explicitType {
@@ -129,7 +148,8 @@ public struct TransactionRequest: Sendable, Hashable {
         self.init(
             type: type, from: from, to: to, value: value, data: data, nonce: nonce, gasLimit: gasLimit,
             gasPrice: gasPrice, maxFeePerGas: maxFeePerGas, maxPriorityFeePerGas: maxPriorityFeePerGas,
-            accessList: accessList ?? [], chainId: chainId, authorizationList: authorizationList ?? [])
+            accessList: accessList ?? [], chainId: chainId, authorizationList: authorizationList ?? [],
+            expiredTime: expiredTime, payer: payer, payerSignature: payerSignature)
         try validate()
     }
 
@@ -152,6 +172,16 @@ public struct TransactionRequest: Sendable, Hashable {
             if authorizationList.isEmpty { throw .emptyAuthorizationList }
         } else if !authorizationList.isEmpty {
             throw .fieldNotAllowed(field: "authorizationList", type: type)
+        }
+        if type == .roninSponsored {
+            if !accessList.isEmpty { throw .fieldNotAllowed(field: "accessList", type: type) }
+            if let payer, payer == from { throw .payerIsSender(payer) }
+        } else {
+            for (field, present) in [
+                ("expiredTime", expiredTime != nil), ("payer", payer != nil), ("payerV", payerSignature != nil),
+            ] where present {
+                throw .fieldNotAllowed(field: field, type: type)
+            }
         }
         if to == nil && data.isEmpty { throw .contractCreationWithoutData }
     }

@@ -135,7 +135,8 @@ struct RequestParsingTests {
         let error = try requestError(request(#""type":"0x3""#))
         #expect(error == .unsupportedType("0x3"))
         #expect(
-            error?.description == #"field "type": unsupported transaction type "0x3" (supported: 0x0, 0x1, 0x2, 0x4)"#)
+            error?.description
+                == #"field "type": unsupported transaction type "0x3" (supported: 0x0, 0x1, 0x2, 0x4, 0x64)"#)
         #expect(try requestError(request(#""type":"0x7e""#)) == .unsupportedType("0x7e"))
         #expect(try requestError(request(#""type":"0x10000""#)) == .unsupportedType("0x10000"))
         #expect(try requestError(request(#""type":"legacy""#)) == .invalidQuantity(field: "type", value: "legacy"))

@@ -6,8 +6,8 @@ import Secp256k1
 enum TransactionTargets {
     static let signedTransaction = FuzzTarget(
         name: "signed-transaction",
-        summary: "SignedTransaction.decode (legacy, 0x1, 0x2, 0x4): decoded bytes re-encode to the input; "
-            + "a recovered sender verifies"
+        summary: "SignedTransaction.decode (legacy, 0x1, 0x2, 0x4, Ronin 0x64): decoded bytes re-encode to the "
+            + "input; a recovered sender verifies; a recovered payer is low-s and not the sender"
     ) { bytes in
         let decoded: SignedTransaction
         do throws(TransactionError) {
@@ -27,6 +27,12 @@ enum TransactionTargets {
                 prehash: decoded.transaction.signingHash, signature: decoded.signature)
             FuzzCheck.expect(again == sender, "sender recovery is not repeatable")
         }
+        if case .roninSponsored(let sponsored) = decoded.transaction, let sender = try? decoded.recoverSender(),
+            let payer = try? sponsored.recoverPayer(sender: sender)
+        {
+            FuzzCheck.expect(sponsored.payerSignature.isLowS, "a payer recovered from a high-s signature")
+            FuzzCheck.expect(payer != sender, "the payer recovered is the sender")
+        }
         for authorization in decoded.transaction.authorizationList {
             if (try? authorization.recoverAuthority()) != nil {
                 FuzzCheck.expect(
@@ -44,6 +50,14 @@ enum TransactionTargets {
         do throws(TransactionError) {
             let request = try TransactionRequest(json: json)
             _ = request.missingFields
+            if request.type == .roninSponsored {
+                // Both sides of a sponsored request: typed errors, never a trap.
+                _ = try? request.roninPayerSigningHash(chainId: request.chainId)
+                if let sponsored = try? request.roninSponsored(chainId: request.chainId) {
+                    FuzzCheck.expect(sponsored.value == request.value, "sponsoring changed the value")
+                    FuzzCheck.expect(sponsored.to == request.to, "sponsoring changed the destination")
+                }
+            }
             if let transaction = try? request.complete(chainId: request.chainId) {
                 FuzzCheck.expect(transaction.type == request.type, "completion changed the type")
                 FuzzCheck.expect(transaction.value == request.value, "completion changed the value")
