@@ -1,6 +1,6 @@
 import EthereumPrimitives
-import Secp256k1
 import Foundation
+import Secp256k1
 import SignerKitTestSupport
 import Testing
 import WalletConnectPay
