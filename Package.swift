@@ -360,7 +360,8 @@ let package = Package(
         .testTarget(
             name: "SignerKitCommandsTests",
             dependencies: [
-                "SignerKitCommands", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SignerKitTestSupport",
+                "SignerKitCommands", "SignerKit", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl",
+                "SignerKitTestSupport",
                 "WalletConnectPay",
                 "WalletConnectPayTesting", "Secp256k1", "SignerKitSQLite", "SignerKitSupport",
             ],
