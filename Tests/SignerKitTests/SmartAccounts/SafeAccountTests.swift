@@ -250,6 +250,20 @@ struct SafeAccountTests {
         }
     }
 
+    @Test("a contract account's result on a chain without a node is refused as noNode, naming the action")
+    func noNodeForTheChain() async throws {
+        let fx = try await SafeChain.shared()
+        let dispatcher = RpcDispatcher()
+        try dispatcher.register(try fx.signer(fx.oneOfOne, owners: [fx.beta], threshold: 1))
+        let action = WalletRpcAction.personalSign(message: "no node", account: fx.oneOfOne.address, chain: fx.chain)
+        await #expect {
+            _ = try await dispatcher.sign(actions: [action])
+        } throws: { error in
+            guard let error = error as? DispatchError, case .noNode = error.kind else { return false }
+            return error.index == 0
+        }
+    }
+
     @Test("the Safe backend's preview names the Safe and its signing owners")
     func previewNamesSafeAndOwners() async throws {
         let fx = try await SafeChain.shared()
