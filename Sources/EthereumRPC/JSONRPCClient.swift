@@ -88,6 +88,8 @@ public final class JSONRPCClient: EthereumNode {
 
     /// Sends `requests` as one JSON-RPC 2.0 batch (one POST, one round trip) and returns each one's outcome in
     /// request order, matched by id. Retried like ``call(method:params:)`` only when every method only reads.
+    /// A node that answers the batch as a whole with one JSON-RPC error object (many providers refuse
+    /// batches) gets the requests one by one instead (`callOneByOne(_:)`).
     public func callBatch(_ requests: [NodeRequest]) async throws(NodeError) -> [Result<JSONValue, NodeError>] {
         guard requests.count > 1 else {
             guard let only = requests.first else { return [] }
@@ -115,7 +117,13 @@ public final class JSONRPCClient: EthereumNode {
         } catch {
             throw nodeError(error, method: label)
         }
-        return try Self.batchResults(of: response.body, status: response.status, firstID: firstID, requests: requests)
+        do {
+            return try Self.batchResults(
+                of: response.body, status: response.status, firstID: firstID, requests: requests)
+        } catch {
+            guard case .rpc = error, Self.hasRPCError(response.body) else { throw error }
+            return try await callOneByOne(requests)
+        }
     }
 
     /// Reads a JSON-RPC batch answer: one response object per request, in any order, matched by id.

@@ -42,6 +42,13 @@ extension EthereumNode {
     /// One request after another (a client that can send a JSON-RPC batch overrides this): a JSON-RPC error
     /// stays in its request's slot; any other failure ends the batch.
     public func callBatch(_ requests: [NodeRequest]) async throws(NodeError) -> [Result<JSONValue, NodeError>] {
+        try await callOneByOne(requests)
+    }
+
+    /// ``callBatch(_:)`` as one ``call(method:params:)`` per request, in order: what the default does, and
+    /// what a client falls back to when its node refuses batches. A JSON-RPC error stays in its request's
+    /// slot; any other failure ends the batch.
+    public func callOneByOne(_ requests: [NodeRequest]) async throws(NodeError) -> [Result<JSONValue, NodeError>] {
         var outcomes: [Result<JSONValue, NodeError>] = []
         outcomes.reserveCapacity(requests.count)
         for request in requests {

@@ -1,5 +1,6 @@
 import EthereumPrimitives
 import EthereumRPC
+import Foundation
 import SignerKit
 import SignerKitTestSupport
 import Testing
@@ -47,6 +48,30 @@ struct NodeBatchTests {
         let refused = #"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batches not allowed"}}"#
         #expect(throws: NodeError.self) {
             _ = try JSONRPCClient.batchResults(of: Array(refused.utf8), status: 200, firstID: 7, requests: requests)
+        }
+    }
+}
+
+/// A node that refuses batches: the client asks again one request at a time.
+@Suite("JSON-RPC batches refused")
+struct NodeBatchRefusedTests {
+    @Test("a batch answered by one error object is sent again one request at a time")
+    func fallsBackToOneByOne() async throws {
+        let transport = ScriptedHTTPTransport([
+            .status(
+                200, body: #"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batches not supported"}}"#),
+            .status(200, body: #"{"jsonrpc":"2.0","id":3,"result":"0x2105"}"#),
+            .status(200, body: #"{"jsonrpc":"2.0","id":4,"error":{"code":3,"message":"execution reverted"}}"#),
+        ])
+        let client = JSONRPCClient(url: try #require(URL(string: "http://node.invalid")), transport: transport)
+        let outcomes = try await client.callBatch([
+            NodeRequest(method: "eth_chainId", params: []), NodeRequest(method: "eth_call", params: []),
+        ])
+        #expect(transport.requests.count == 3)
+        #expect(try outcomes[0].get() == .string("0x2105"))
+        guard case .failure(.rpc(3, _, "eth_call")) = outcomes[1] else {
+            Issue.record("expected eth_call's own revert, got \(outcomes[1])")
+            return
         }
     }
 }
