@@ -26,11 +26,13 @@ public enum AccountSignatureVerifier {
 
     /// The verdict without a node: valid only as an EOA signature.
     public static func verifyWithoutNode(_ claim: AccountSignatureClaim) -> AccountSignatureVerdict {
-        switch eoaCheck(claim) {
-        case .valid: return .valid(.eoa)
-        case .invalid(let reason):
-            return .invalid("\(reason) (without a node only an EOA signature can be valid)")
-        }
+        withoutNode(eoaCheck(claim))
+    }
+
+    /// The verdict of an EOA check when no node can ask a contract account.
+    private static func withoutNode(_ eoa: AccountSignatureVerdict) -> AccountSignatureVerdict {
+        guard case .invalid(let reason) = eoa else { return eoa }
+        return .invalid("\(reason) (without a node only an EOA signature can be valid)")
     }
 
     /// The verdicts on `claims`, in order; EOA signatures without a node call, every other claim in one
@@ -51,7 +53,7 @@ public enum AccountSignatureVerifier {
                 continue
             }
             guard node != nil else {
-                verdicts.append(verifyWithoutNode(claim))
+                verdicts.append(withoutNode(eoa))
                 continue
             }
             do throws(ERC6492WrapperError) {
@@ -72,7 +74,8 @@ public enum AccountSignatureVerifier {
                 verdicts[slot] = try call.verdict(outcome)
             }
         }
-        return verdicts.map { $0 ?? .invalid("not checked") }
+        // Every slot left empty above is a pending claim, and every pending claim got its outcome.
+        return verdicts.map { $0 ?? .invalid("no answer from the node for this signature") }
     }
 
     /// The EOA check: 65 bytes, low-s, recovering to the account.
