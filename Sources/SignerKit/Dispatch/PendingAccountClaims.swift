@@ -24,25 +24,34 @@ final class PendingAccountClaims: Sendable {
             if byChain[chain] == nil { chains.append(chain) }
             byChain[chain, default: []].append(entry)
         }
-        var failures: [ActionFailure] = []
-        for chain in chains {
-            guard let entries = byChain[chain], let first = entries.first else { continue }
-            guard let node = requests[first.index].node else {
-                let caip = requests[first.index].action.chainId.description
-                failures.append(ActionFailure(index: first.index, kind: .noNode(caip)))
-                continue
+        // The chains are asked at once: one round trip per chain, and the slowest chain sets the wait.
+        let failures = await withTaskGroup(of: [ActionFailure].self) { group in
+            for chain in chains {
+                let entries = byChain[chain] ?? []
+                group.addTask { await Self.check(entries, requests) }
             }
-            let verdicts: [AccountSignatureVerdict]
-            do { verdicts = try await AccountSignatureVerifier.verify(entries.map(\.claim), node: node) } catch {
-                failures.append(ActionFailure(index: first.index, kind: .verificationUnavailable(error.description)))
-                continue
-            }
-            for (entry, verdict) in zip(entries, verdicts) {
-                if case .invalid(let reason) = verdict {
-                    failures.append(ActionFailure(index: entry.index, kind: .verificationFailed(reason)))
-                }
-            }
+            var failures: [ActionFailure] = []
+            for await found in group { failures += found }
+            return failures
         }
         if let failure = failures.min(by: { $0.index < $1.index }) { throw failure }
+    }
+
+    /// The failures of one chain's claims (`entries`, all on that chain): its node asked once.
+    private static func check(_ entries: [(index: Int, claim: AccountSignatureClaim)], _ requests: [ResolvedRequest])
+        async -> [ActionFailure]
+    {
+        guard let first = entries.first else { return [] }
+        guard let node = requests[first.index].node else {
+            return [ActionFailure(index: first.index, kind: .noNode(requests[first.index].action.chainId.description))]
+        }
+        let verdicts: [AccountSignatureVerdict]
+        do { verdicts = try await AccountSignatureVerifier.verify(entries.map(\.claim), node: node) } catch {
+            return [ActionFailure(index: first.index, kind: .verificationUnavailable(error.description))]
+        }
+        return zip(entries, verdicts).compactMap { entry, verdict in
+            guard case .invalid(let reason) = verdict else { return nil }
+            return ActionFailure(index: entry.index, kind: .verificationFailed(reason))
+        }
     }
 }

@@ -250,6 +250,31 @@ struct SafeAccountTests {
         }
     }
 
+    @Test("two chains: one round trip each; a Safe signature made for another chain than the node's is refused")
+    func oneRoundTripPerChain() async throws {
+        let fx = try await SafeChain.shared()
+        let safe = fx.oneOfOne.address
+        let base = CountingNode(fx.client)
+        // "eip155:10" is served by the same node (chain 8453): the Safe computes its SafeMessage for 8453.
+        let optimism = ChainID(eip155: 10)
+        let other = CountingNode(fx.client)
+        let dispatcher = RpcDispatcher(nodes: [fx.chain: base, optimism: other])
+        try dispatcher.register(try fx.signer(fx.oneOfOne, owners: [fx.beta], threshold: 1))
+        let actions = [
+            WalletRpcAction.personalSign(message: "on base", account: safe, chain: fx.chain),
+            WalletRpcAction.personalSign(message: "on optimism", account: safe, chain: optimism),
+            WalletRpcAction.personalSign(message: "on base again", account: safe, chain: fx.chain),
+        ]
+        await #expect {
+            _ = try await dispatcher.sign(actions: actions)
+        } throws: { error in
+            guard let error = error as? DispatchError, case .verificationFailed = error.kind else { return false }
+            return error.index == 1
+        }
+        #expect(base.roundTrips == 1 && base.batchedRequests == 2)
+        #expect(other.roundTrips == 1 && other.batchedRequests == 1)
+    }
+
     @Test("a contract account's result on a chain without a node is refused as noNode, naming the action")
     func noNodeForTheChain() async throws {
         let fx = try await SafeChain.shared()
