@@ -151,13 +151,19 @@ struct SafeAccountTests {
         let forged = ERC6492Wrapper(
             factory: safe.factory, factoryCalldata: safe.factoryCalldata, signature: stranger.rsv
         ).encoded
+        // A factory call that reverts deploys nothing: invalid, not an error.
+        let undeployable = ERC6492Wrapper(
+            factory: safe.factory, factoryCalldata: [0xde, 0xad, 0xbe, 0xef], signature: wrapper.signature
+        ).encoded
         let verdicts = try await AccountSignatureVerifier.verify(
             [
                 AccountSignatureClaim(account: safe.address, digest: digest, signature: bytes),
                 AccountSignatureClaim(account: safe.address, digest: digest, signature: forged),
+                AccountSignatureClaim(account: safe.address, digest: digest, signature: undeployable),
             ], node: fx.client)
         #expect(verdicts[0] == .valid(.erc6492))
         #expect(!verdicts[1].isValid)
+        #expect(!verdicts[2].isValid)
         // Verification is read-only: the Safe is still not deployed.
         #expect(try await !fx.hasCode(safe.address))
         // web3.py deploys it for real, then asks it about the inner signatures.
