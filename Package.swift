@@ -269,7 +269,7 @@ let package = Package(
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "CSecp256k1", "EIP712", "KeccakReference", "SignerKit",
                 "SoftwareSigner", "PKCS11Signer", "SignerKitCommands", "KeccakComplemented", "SignerKitTestSupport",
-                "SignerKitService", "SignerKitHTTPServer",
+                "SignerKitService", "SignerKitHTTPServer", "EthereumRPC",
             ],
             path: "Benchmarks/SignerKitBenchmarks",
             swiftSettings: strictSwift,
@@ -360,7 +360,8 @@ let package = Package(
         .testTarget(
             name: "SignerKitCommandsTests",
             dependencies: [
-                "SignerKitCommands", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SignerKitTestSupport",
+                "SignerKitCommands", "SignerKit", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl",
+                "SignerKitTestSupport",
                 "WalletConnectPay",
                 "WalletConnectPayTesting", "Secp256k1", "SignerKitSQLite", "SignerKitSupport",
             ],

@@ -266,6 +266,27 @@ def seeds_service_request():
     return [compact(c) for c in calls] + [compact(calls[:4]), compact(calls), b"[]", b"{"]
 
 
+def seeds_erc6492_wrapper():
+    def word(value):
+        return value.to_bytes(32, "big")
+
+    def padded(data):
+        return word(len(data)) + data + bytes(-len(data) % 32)
+
+    def wrapper(factory, calldata, signature):
+        head = bytes(12) + factory + word(96) + word(96 + len(padded(calldata)))
+        return head + padded(calldata) + padded(signature) + bytes.fromhex("6492" * 16)
+
+    factory = bytes.fromhex("4e1dcf7ad4e460cfd30791ccc4f9c8a4f820ec67")
+    create = bytes.fromhex("1688f0b9") + bytes(12) + bytes.fromhex("41675c099f32341bf84bfc5382af534df5c7461a") + word(1)
+    return [
+        wrapper(factory, create, b"\x11" * 65),
+        wrapper(factory, b"", b""),
+        wrapper(factory, b"\x01\x02\x03", b"\x22" * 130),
+        bytes.fromhex("6492" * 16),
+    ]
+
+
 SEEDS = {
     "json": seeds_json,
     "typed-data": seeds_typed_data,
@@ -292,6 +313,7 @@ SEEDS = {
     "policy-file": seeds_policy_file,
     "pkcs11-attributes": seeds_pkcs11_attributes,
     "service-request": seeds_service_request,
+    "erc6492-wrapper": seeds_erc6492_wrapper,
 }
 
 

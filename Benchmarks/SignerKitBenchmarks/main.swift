@@ -34,6 +34,7 @@ allBenchmarks += keccakBenchmarks()
 allBenchmarks += eip712Benchmarks()
 allBenchmarks += pkcs11Benchmarks()
 allBenchmarks += dispatcherBenchmarks()
+allBenchmarks += smartAccountBenchmarks()
 allBenchmarks += serviceBenchmarks()
 allBenchmarks += commandLineBenchmarks()
 

@@ -86,20 +86,115 @@ public final class JSONRPCClient: EthereumNode {
         return try Self.result(of: response.body, status: response.status, id: id, method: method)
     }
 
+    /// Sends `requests` as one JSON-RPC 2.0 batch (one POST, one round trip) and returns each one's outcome in
+    /// request order, matched by id. Retried like ``call(method:params:)`` only when every method only reads.
+    /// A node that answers the batch as a whole with one JSON-RPC error object (many providers refuse
+    /// batches) gets the requests one by one instead (`callOneByOne(_:)`).
+    public func callBatch(_ requests: [NodeRequest]) async throws(NodeError) -> [Result<JSONValue, NodeError>] {
+        guard requests.count > 1 else {
+            guard let only = requests.first else { return [] }
+            do { return [.success(try await call(method: only.method, params: only.params))] } catch {
+                guard case .rpc = error else { throw error }
+                return [.failure(error)]
+            }
+        }
+        let label = "batch of \(requests.count) (\(requests[0].method)…)"
+        let deadline = CallerDeadline.bounding(clock.now.advanced(by: timeout), on: clock)
+        var firstID = 0
+        let response: HTTPResponse
+        do {
+            response = try await http.send(
+                idempotent: requests.allSatisfy { Self.isIdempotent($0.method) }, within: .deadline(deadline),
+                isDefinitive: { _ in false }
+            ) { attemptDeadline in
+                firstID = nextID.add(requests.count, ordering: .relaxed).newValue - requests.count + 1
+                let body = JSONValue.array(
+                    requests.enumerated().map { offset, request in
+                        Self.requestObject(method: request.method, params: request.params, id: firstID + offset)
+                    })
+                return post(body, deadline: attemptDeadline)
+            }
+        } catch {
+            throw nodeError(error, method: label)
+        }
+        do {
+            return try Self.batchResults(
+                of: response.body, status: response.status, firstID: firstID, requests: requests)
+        } catch {
+            guard case .rpc = error, Self.hasRPCError(response.body) else { throw error }
+            return try await callOneByOne(requests)
+        }
+    }
+
+    /// Reads a JSON-RPC batch answer: one response object per request, in any order, matched by id.
+    package static func batchResults(of body: [UInt8], status: Int, firstID: Int, requests: [NodeRequest])
+        throws(NodeError) -> [Result<JSONValue, NodeError>]
+    {
+        let label = "batch of \(requests.count) (\(requests.first?.method ?? "none")…)"
+        let reader = NodeResponseReader(method: label)
+        let parsed: JSONValue
+        do { parsed = try JSONValue(parsing: body) } catch {
+            if !(200..<300).contains(status) { throw .http(status: status, method: label) }
+            throw reader.fail("not JSON (\(error))")
+        }
+        guard case .array(let answers) = parsed else {
+            // A node that refuses batches answers with one error object.
+            let serialized = Array(parsed.serialized.utf8)
+            _ = try result(of: serialized, status: status, id: firstID, method: label)
+            throw reader.fail("the answer to a batch is a \(parsed.kindName), not an array")
+        }
+        var outcomes = [Result<JSONValue, NodeError>?](repeating: nil, count: requests.count)
+        for (position, answer) in answers.enumerated() {
+            let echoed: Int? =
+                switch answer["id"] {
+                case .number(let text)?: Int(text)
+                case .string(let text)?: Int(text)
+                default: nil
+                }
+            guard let echoed, echoed >= firstID, echoed - firstID < requests.count, outcomes[echoed - firstID] == nil
+            else {
+                throw reader.fail("answer [\(position)] has no id of this batch, or a repeated one")
+            }
+            let slot = echoed - firstID
+            do {
+                let value = try result(
+                    of: Array(answer.serialized.utf8), status: 200, id: echoed, method: requests[slot].method)
+                outcomes[slot] = .success(value)
+            } catch {
+                guard case .rpc = error else { throw error }
+                outcomes[slot] = .failure(error)
+            }
+        }
+        var filled: [Result<JSONValue, NodeError>] = []
+        for (slot, outcome) in outcomes.enumerated() {
+            guard let outcome else { throw reader.fail("no answer for request [\(slot)] (\(requests[slot].method))") }
+            filled.append(outcome)
+        }
+        return filled
+    }
+
     /// The POST of one attempt: a JSON-RPC 2.0 request object with its own id.
     private func request(method: String, params: [JSONValue], id: Int, deadline: ContinuousClock.Instant)
         -> HTTPRequest
     {
-        let body = JSONValue.object(
+        post(Self.requestObject(method: method, params: params, id: id), deadline: deadline)
+    }
+
+    /// A JSON-RPC 2.0 request object.
+    private static func requestObject(method: String, params: [JSONValue], id: Int) -> JSONValue {
+        .object(
             JSONObject([
                 "jsonrpc": .string("2.0"), "id": .number(String(id)), "method": .string(method),
                 "params": .array(params),
-            ])
-        ).serialized
-        return HTTPRequest(
+            ]))
+    }
+
+    /// The POST of `body` (a request object or a batch array).
+    private func post(_ body: JSONValue, deadline: ContinuousClock.Instant) -> HTTPRequest {
+        HTTPRequest(
             method: "POST", url: url,
             headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],
-            body: Array(body.utf8), deadline: deadline, connectTimeout: min(timeout, .seconds(10)),
+            body: Array(body.serialized.utf8), deadline: deadline, connectTimeout: min(timeout, .seconds(10)),
             maxResponseBytes: maxResponseBytes)
     }
 

@@ -44,6 +44,7 @@ enum CommandRegistry {
         TypedDataCommands.command,
         MessageCommands.command,
         RecoverCommands.command,
+        VerifyCommands.command,
         SiweCommands.command,
         KeyCommands.command,
         TxCommands.command,

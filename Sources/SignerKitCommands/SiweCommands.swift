@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import EthereumRPC
 import Foundation
 import SignerKit
 
@@ -47,11 +48,17 @@ enum SiweCommands {
             message's address over the EIP-191 digest; --domain (example.com, or https://example.com to check
             the scheme too), --uri, --chain-id and --nonce must match when given; Not Before <= --at (default:
             now) < Expiration Time. A failed check exits 65 naming it: "SIWE check domain failed: …".
+            With --rpc-url (a node of the message's chain), a message whose address is a contract account (a
+            smart wallet) verifies when the account accepts the signature (ERC-1271 isValidSignature, or ERC-6492
+            for an account not deployed yet); the signature may then be any length. An unreachable node exits 65.
             """,
         synopsis:
-            "--message-file FILE|- --signature 0x… [--domain D] [--at RFC3339] [--uri URI] [--chain-id N] [--nonce NONCE]",
+            "--message-file FILE|- --signature 0x… [--domain D] [--at RFC3339] [--uri URI] [--chain-id N] [--nonce NONCE] [--rpc-url URL]",
         flags: [
-            messageFlag, SignatureInput.flag,
+            messageFlag,
+            .option(
+                "--signature", value: "0x…", help: "the signature r‖s‖v (with --rpc-url: any contract account's bytes)"),
+            .option("--rpc-url", value: "URL", help: "JSON-RPC node of the message's chain, to ask a contract account"),
             .option("--domain", value: "D", help: "the expected domain (or scheme://domain)"),
             .option("--uri", value: "URI", help: "the expected URI"),
             .option("--chain-id", value: "N", help: "the expected Chain ID (decimal)"),
@@ -126,6 +133,7 @@ enum SiweCommands {
 
     /// Verifies and prints the signer.
     static func runVerify(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
+        if let url = context.options.value("--rpc-url") { return try await runVerify(context, node: url) }
         let signature = try SignatureInput.read(context.options)
         let at = try moment(context.options)
         let chainId = try context.options.value("--chain-id").map { (text) throws(CommandFailure) in
@@ -142,6 +150,29 @@ enum SiweCommands {
             throw .invalidInput(error.description)
         }
         context.printLine(signer.checksummed)
+        return .success
+    }
+
+    /// Verifies through the node at `url` (any account) and prints the signer.
+    static func runVerify(_ context: CommandContext, node url: String) async throws(CommandFailure) -> ExitCode {
+        let node = JSONRPCClient(url: try ActionCommands.nodeURL(url))
+        let text = try context.options.required("--signature", "(the 0x-hex signature)")
+        let signature: [UInt8]
+        do { signature = try Hex.decode(text) } catch { throw .invalidInput("--signature: \(error)") }
+        let at = try moment(context.options)
+        let chainId = try context.options.value("--chain-id").map { (text) throws(CommandFailure) in
+            try decimalChainId(text)
+        }
+        let message = try readMessage(context)
+        do {
+            _ = try await message.verifyChecks(
+                signature: signature, node: node, expectedDomain: context.options.value("--domain"),
+                expectedURI: context.options.value("--uri"), expectedChainId: chainId,
+                expectedNonce: context.options.value("--nonce"), at: at)
+        } catch {
+            throw .invalidInput(error.description)
+        }
+        context.printLine(message.address.checksummed)
         return .success
     }
 

@@ -81,7 +81,7 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
         case .unknownAccount: .init(code: -32001, message: error.description)
         case .notPermitted: .init(code: -32001, message: "forbidden: \(error.description)")
         case .policyViolation: .init(code: policyRefusedCode, message: error.description)
-        case .noNode: .init(code: upstreamCode, message: error.description)
+        case .noNode, .verificationUnavailable: .init(code: upstreamCode, message: error.description)
         case .backend, .verificationFailed, .transactionReverted, .transactionNotMined, .journalFailure, .cancelled:
             .init(code: signingFailedCode, message: error.description)
         }

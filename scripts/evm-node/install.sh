@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates the Python venv for the local EVM test node (scripts/evm-node/server.py): eth-tester with
-# its py-evm backend, pinned in requirements.txt beside this script. Test tooling only.
+# its py-evm backend, web3.py and safe-eth-py, pinned in requirements.txt beside this script. Test tooling only.
 #
 # Usage: scripts/evm-node/install.sh        (venv at ${SIGNERKIT_EVM_VENV:-<repo>/.build/evm-venv})
 # Idempotent: a venv whose stamp matches requirements.txt is left alone. PYTHON picks the interpreter.
@@ -29,5 +29,7 @@ rm -rf "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --requirement "$requirements"
 "$venv/bin/python" -c "import eth_tester, eth; from eth_tester import PyEVMBackend; PyEVMBackend()" \
     || { echo "evm-node install: eth-tester's py-evm backend does not load" >&2; exit 1; }
+"$venv/bin/python" -c "from safe_eth.eth.contracts import get_safe_V1_4_1_contract" \
+    || { echo "evm-node install: safe-eth-py's contracts do not load" >&2; exit 1; }
 cp "$requirements" "$stamp"
 echo "evm-node install: done" >&2

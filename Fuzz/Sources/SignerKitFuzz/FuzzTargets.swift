@@ -27,6 +27,7 @@ enum FuzzTargets {
         SigningIntentTargets.policyFile,
         TokenTargets.pkcs11Attributes,
         ServiceTargets.serviceRequest,
+        SmartAccountTargets.erc6492Wrapper,
     ]
 
     /// The target this process runs (set once by `main` before the fuzzing loop starts).

@@ -8,13 +8,17 @@ public enum ActionResult: Sendable, Equatable {
     case transactionHash(Bytes32)
     /// A signed raw transaction (`eth_signTransaction`).
     case rawTransaction([UInt8])
+    /// A message or typed-data signature by a contract account (a smart account): any bytes its
+    /// `isValidSignature` accepts (ERC-1271), or an ERC-6492 wrapper when the account is not deployed yet.
+    /// Verified by asking the account through the node of the action's chain (``AccountSignatureVerifier``).
+    case contractSignature([UInt8])
 
     /// The string Pay's `confirmPayment` and wallet RPC responses carry: `0x…` hex.
     public var resultString: String {
         switch self {
         case .signature(let signature): signature.hex
         case .transactionHash(let hash): hash.hex
-        case .rawTransaction(let raw): Hex.encode(raw)
+        case .rawTransaction(let raw), .contractSignature(let raw): Hex.encode(raw)
         }
     }
 }

@@ -113,8 +113,21 @@ struct BatchRun: Sendable {
     let configuration: DispatchConfiguration
     let deadline: ContinuousClock.Instant?
 
+    /// Contract accounts' signatures still to be checked by their accounts, once every result is in.
+    let accountClaims = PendingAccountClaims()
+
     /// Every result in action order, or the root failure.
     func results() async -> Result<[ActionResult], ActionFailure> {
+        let results = await collectResults()
+        guard case .success = results else { return results }
+        do throws(ActionFailure) { try await accountClaims.verify(jobs.map(\.request)) } catch {
+            return .failure(error)
+        }
+        return results
+    }
+
+    /// Every result in action order (each checked as far as SignerKit can alone), or the root failure.
+    private func collectResults() async -> Result<[ActionResult], ActionFailure> {
         let slots = ResultSlots(count: jobs.count)
         if jobs.count == 1 {
             do throws(ActionFailure) { return .success([try await perform(0)]) } catch { return .failure(error) }
@@ -167,7 +180,9 @@ struct BatchRun: Sendable {
             }
         }
         let result = try await obtain(job)
-        do throws(ResultVerifier.Failure) { try ResultVerifier.verify(result, for: request) } catch {
+        do throws(ResultVerifier.Failure) {
+            if let claim = try ResultVerifier.verify(result, for: request) { accountClaims.add(claim, at: index) }
+        } catch {
             throw ActionFailure(index: index, kind: .verificationFailed(error.description))
         }
         if case .transactionHash(let hash) = result {

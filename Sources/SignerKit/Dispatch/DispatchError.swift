@@ -30,6 +30,9 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         /// The backend's result did not pass the dispatcher's check (wrong signer, high s, wrong kind of
         /// result, a raw transaction that differs from the request…); the text says which.
         case verificationFailed(String)
+        /// A contract account's signature could not be checked: the node of its chain failed (the text says
+        /// how). The signature may be valid; nothing was bundled.
+        case verificationUnavailable(String)
         /// The transaction was mined and reverted (receipt status 0).
         case transactionReverted(Bytes32)
         /// The transaction was not mined before the deadline, or the node no longer knows it (dropped).
@@ -98,6 +101,7 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case .notPermitted(let reason): text = "not permitted: \(reason)"
         case .backend(let error): text = "\(error)"
         case .verificationFailed(let reason): text = "result refused: \(reason)"
+        case .verificationUnavailable(let reason): text = "result not checked: the node failed: \(reason)"
         case .transactionReverted(let hash): text = "transaction \(hash) reverted (receipt status 0)"
         case .transactionNotMined(let hash):
             text = "transaction \(hash) was not mined (dropped, or the deadline passed)"

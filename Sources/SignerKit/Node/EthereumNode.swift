@@ -7,6 +7,11 @@ import EthereumPrimitives
 public protocol EthereumNode: Sendable {
     /// Sends one JSON-RPC request and returns its `result` (which may be `null`).
     func call(method: String, params: [JSONValue]) async throws(NodeError) -> JSONValue
+    /// Sends several requests as one JSON-RPC batch where the node client can (one round trip), and returns
+    /// each request's outcome in request order: its `result`, or its own error (a JSON-RPC error object
+    /// answers one request, not the batch). Throws only when the batch as a whole got no answer.
+    /// The default sends the requests one after another with ``call(method:params:)``.
+    func callBatch(_ requests: [NodeRequest]) async throws(NodeError) -> [Result<JSONValue, NodeError>]
 
     /// `eth_chainId`.
     func chainId() async throws(NodeError) -> UInt256
@@ -34,6 +39,29 @@ public protocol EthereumNode: Sendable {
 }
 
 extension EthereumNode {
+    /// One request after another (a client that can send a JSON-RPC batch overrides this): a JSON-RPC error
+    /// stays in its request's slot; any other failure ends the batch.
+    public func callBatch(_ requests: [NodeRequest]) async throws(NodeError) -> [Result<JSONValue, NodeError>] {
+        try await callOneByOne(requests)
+    }
+
+    /// ``callBatch(_:)`` as one ``call(method:params:)`` per request, in order: what the default does, and
+    /// what a client falls back to when its node refuses batches. A JSON-RPC error stays in its request's
+    /// slot; any other failure ends the batch.
+    public func callOneByOne(_ requests: [NodeRequest]) async throws(NodeError) -> [Result<JSONValue, NodeError>] {
+        var outcomes: [Result<JSONValue, NodeError>] = []
+        outcomes.reserveCapacity(requests.count)
+        for request in requests {
+            do {
+                outcomes.append(.success(try await call(method: request.method, params: request.params)))
+            } catch {
+                guard case .rpc = error else { throw error }
+                outcomes.append(.failure(error))
+            }
+        }
+        return outcomes
+    }
+
     /// Calls `method` and reads its result as a hex quantity.
     func quantityResult(_ method: String, _ params: [JSONValue] = []) async throws(NodeError) -> UInt256 {
         let result = try await call(method: method, params: params)

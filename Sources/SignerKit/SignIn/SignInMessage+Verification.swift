@@ -26,6 +26,11 @@ public enum SignInVerificationError: Error, Sendable, Equatable, CustomStringCon
 
     /// The signature is high-s, does not recover, or recovers to another account.
     case signature(SignatureCheck.Failure)
+    /// The message's address is not the signer's EOA and, asked through the node (ERC-1271 / ERC-6492), does
+    /// not accept the signature: the text says what it answered.
+    case accountSignature(String)
+    /// The node that was to ask the contract account failed; the signature may be valid.
+    case node(NodeError)
     /// The message names another domain (or scheme) than the expected one.
     case domain(expected: String, actual: String)
     /// The message names another URI.
@@ -42,7 +47,7 @@ public enum SignInVerificationError: Error, Sendable, Equatable, CustomStringCon
     /// The check that failed.
     public var check: Check {
         switch self {
-        case .signature: .signature
+        case .signature, .accountSignature, .node: .signature
         case .domain: .domain
         case .uri: .uri
         case .chainId: .chainId
@@ -57,6 +62,8 @@ public enum SignInVerificationError: Error, Sendable, Equatable, CustomStringCon
         let detail: String
         switch self {
         case .signature(let failure): detail = failure.description
+        case .accountSignature(let reason): detail = reason
+        case .node(let error): detail = "the node could not ask the account: \(error)"
         case .domain(let expected, let actual):
             detail = "the message is for \(SignInMessageError.quote(actual)), not \(SignInMessageError.quote(expected))"
         case .uri(let expected, let actual):
@@ -88,8 +95,8 @@ extension SignInMessage {
     ///
     /// `expectedDomain` is an authority (`example.com`, compared case-insensitively) or an origin
     /// (`https://example.com`), which also requires the message's scheme (`https` when it names none).
-    /// Only externally owned accounts are verified: an ERC-1271 contract account's signature fails the
-    /// signature check.
+    /// Only externally owned accounts are verified: for a contract account (a smart wallet), use
+    /// ``verify(signature:node:expectedDomain:expectedURI:expectedChainId:expectedNonce:at:)`` with a node.
     ///
     /// - Returns: the account that signed in (``address``).
     /// - Throws: ``SignInVerificationError`` naming the first check that failed.
@@ -112,6 +119,16 @@ extension SignInMessage {
         do { try SignatureCheck.verify(signature, over: personalSignDigest, by: address) } catch {
             throw .signature(error)
         }
+        try checkFields(
+            expectedDomain: expectedDomain, expectedURI: expectedURI, expectedChainId: expectedChainId,
+            expectedNonce: expectedNonce, at: at)
+        return address
+    }
+
+    /// Every check but the signature's, in order.
+    func checkFields(
+        expectedDomain: String?, expectedURI: String?, expectedChainId: UInt256?, expectedNonce: String?, at: Date
+    ) throws(SignInVerificationError) {
         if let expectedDomain, !matches(origin: expectedDomain) {
             throw .domain(
                 expected: expectedDomain,
@@ -124,7 +141,6 @@ extension SignInMessage {
         if let expectedNonce, expectedNonce != nonce { throw .nonce(expected: expectedNonce, actual: nonce) }
         if let notBefore, at < notBefore.date { throw .notYetValid(notBefore: notBefore, at: at) }
         if let expirationTime, at >= expirationTime.date { throw .expired(expirationTime: expirationTime, at: at) }
-        return address
     }
 
     /// Whether `expected` (`example.com` or `https://example.com`) names this message's domain (and scheme).

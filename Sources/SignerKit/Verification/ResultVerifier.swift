@@ -4,7 +4,9 @@ import EthereumTransactions
 /// Checks a backend's result against the request SignerKit resolved, before it may enter a
 /// ``SignedActions`` (or, for a transaction SignerKit signed, before it is broadcast).
 ///
-/// - Signing methods: a signature, low-s, recovering to the routed account over SignerKit's digest.
+/// - Signing methods: a signature, low-s, recovering to the routed account over SignerKit's digest; or a
+///   contract account's signature, which only the account can judge: ``verify(_:for:)`` returns its claim
+///   for ``AccountSignatureVerifier`` (a 65-byte one that recovers to the account is accepted at once).
 /// - `eth_sendTransaction`: a 32-byte transaction hash.
 /// - `eth_signTransaction`: a raw transaction that decodes strictly, matches every field the request
 ///   gave (filled fields may be anything the request left open), carries the action's chain id, and
@@ -15,15 +17,20 @@ enum ResultVerifier {
         let description: String
     }
 
-    /// Verifies `result` for `request`.
-    static func verify(_ result: ActionResult, for request: ResolvedRequest) throws(Failure) {
+    /// Verifies `result` for `request`; for a contract account's signature, returns the claim still to be
+    /// checked by the account (`nil` when nothing is left to check).
+    static func verify(_ result: ActionResult, for request: ResolvedRequest) throws(Failure) -> AccountSignatureClaim? {
         switch (request.payload, result) {
         case (.personalMessage(_, let digest), .signature(let signature)):
             try check(signature, digest: digest, account: request.account)
         case (.typedData(_, let hashes), .signature(let signature)):
             try check(signature, digest: hashes.digest, account: request.account)
+        case (.personalMessage(_, let digest), .contractSignature(let bytes)):
+            return contractClaim(bytes, digest: digest, account: request.account)
+        case (.typedData(_, let hashes), .contractSignature(let bytes)):
+            return contractClaim(bytes, digest: hashes.digest, account: request.account)
         case (.transaction, .transactionHash) where request.method == .sendTransaction:
-            return
+            return nil
         case (.transaction(let transaction, let feesOpen), .rawTransaction(let raw))
         where request.method == .signTransaction:
             let signed: SignedTransaction
@@ -36,6 +43,29 @@ enum ResultVerifier {
                 description:
                     "\(request.method.rawValue) must return \(expectedKind(request.method)), got \(kind(result))")
         }
+        return nil
+    }
+
+    /// Whether `signature` is `account`'s EOA signature over the digest of `request` (a message or typed data).
+    static func isEOASignature(_ signature: RecoverableSignature, of account: Address, for request: ResolvedRequest)
+        -> Bool
+    {
+        let digest: Digest32
+        switch request.payload {
+        case .personalMessage(_, let messageDigest): digest = messageDigest
+        case .typedData(_, let hashes): digest = hashes.digest
+        case .transaction: return false
+        }
+        do { try SignatureCheck.verify(signature, over: digest, by: account) } catch { return false }
+        return true
+    }
+
+    /// The claim a contract account must judge, or `nil` when the bytes are already an EOA signature of the
+    /// account (no node call for those).
+    private static func contractClaim(_ bytes: [UInt8], digest: Digest32, account: Address) -> AccountSignatureClaim? {
+        let claim = AccountSignatureClaim(account: account, digest: digest, signature: bytes)
+        if case .valid = AccountSignatureVerifier.eoaCheck(claim) { return nil }
+        return claim
     }
 
     /// Verifies a transaction SignerKit is about to broadcast or return: it matches the request and was
@@ -109,6 +139,7 @@ enum ResultVerifier {
         case .signature: "a signature"
         case .transactionHash: "a transaction hash"
         case .rawTransaction: "a raw transaction"
+        case .contractSignature: "a contract account's signature"
         }
     }
 }
