@@ -33,6 +33,7 @@ modules=(EthereumPrimitives Secp256k1 EIP712 EthereumTransactions SignerKit Sign
 declare -A guides=(
     [SignerKit]="DISPATCHER WHAT-YOU-SIGN SIGN-IN SMART-ACCOUNTS EIP-7702 SERVICE VERSIONING"
     [EIP712]="EIP712:EIP712Guide"
+    [EthereumTransactions]="RONIN"
     [SoftwareSigner]="HD-WALLETS"
     [RedirectSigner]="REDIRECT"
     [PKCS11Signer]="PKCS11"

@@ -10,15 +10,18 @@ public enum TransactionType: UInt8, Sendable, Hashable, CaseIterable, CustomStri
     case eip1559 = 2
     /// Type `0x4`: EIP-7702 set-code, EIP-1559 fees plus an access list and signed authorizations.
     case eip7702 = 4
-    /// Type `0x64`: Ronin's sponsored transaction, whose gas a payer pays. SignerKit neither builds nor signs
-    /// it: a request of this type is only forwarded, as is, to a backend that hands it to the wallet that
-    /// does (a Waypoint-style hosted wallet). Fields are checked as for the fee-market types.
+    /// Type `0x64`: Ronin's sponsored transaction, whose gas a payer pays (``RoninSponsoredTransaction``: the
+    /// payer's and the sender's signatures, `signerkit tx sponsor` / `tx sign`). The dispatcher does not sign it
+    /// through ``TransactionRequest/complete(chainId:)``: a request of this type is forwarded, as is, to a
+    /// backend that hands it to the wallet that does (a Waypoint-style hosted wallet). Fields are checked as
+    /// for the fee-market types.
     case roninSponsored = 0x64
 
     /// Whether the type pays EIP-1559 fees (`maxFeePerGas`, `maxPriorityFeePerGas`): `0x2`, `0x4` and `0x64`.
     public var hasFeeMarket: Bool { self == .eip1559 || self == .eip7702 || self == .roninSponsored }
 
-    /// Whether SignerKit signs transactions of this type itself (all but ``roninSponsored``).
+    /// Whether the dispatcher signs transactions of this type itself (all but ``roninSponsored``, which needs
+    /// its payer's signature first).
     public var isSignedLocally: Bool { self != .roninSponsored }
 
     /// The JSON-RPC quantity form of the type, e.g. `"0x2"`.

@@ -1,12 +1,13 @@
 import EthereumPrimitives
 import EthereumTransactions
+import SignerKit
 
 /// `signerkit tx sign`: Ethereum transactions.
 enum TxCommands {
     /// The `tx` group.
     static let command = Command.group(
-        "tx", summary: "Sign Ethereum transactions (legacy/EIP-155, EIP-2930, EIP-1559, EIP-7702).", subcommands: [sign]
-    )
+        "tx", summary: "Sign Ethereum transactions (legacy/EIP-155, EIP-2930, EIP-1559, EIP-7702, Ronin 0x64).",
+        subcommands: [sign, sponsor])
 
     /// `tx sign KEY-SOURCE [FILE|-]`.
     static let sign = Command.leaf(
@@ -23,6 +24,10 @@ enum TxCommands {
             A legacy transaction without chainId (pre-EIP-155: valid on every chain, so replayable) is signed
             only with --allow-unprotected; without it, exit 65 naming chainId.
 
+            A Ronin sponsored transaction (type 0x64, REP-0008) is signed by its sender once the payer has
+            signed ("tx sponsor" adds payerV, payerR and payerS): the payer's signature must recover to "payer"
+            (to any address but the sender when "payer" is absent), else exit 65 naming the payer fields.
+
             \(SigningKeyOptions.details)
             """,
         synopsis: "\(SigningKeyOptions.synopsis) [--allow-unprotected] [FILE|-]",
@@ -38,9 +43,18 @@ enum TxCommands {
     static func runSign(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         try SigningKeyOptions.checkPresent(context.options)
         let text = try InputSource(positional: context.options.positional(0)).readText(io: context.io)
-        let request = try parse(text)
-        let transaction = try complete(request, allowUnprotected: context.options.has("--allow-unprotected"))
-        let signer = try await loadSigningKey(context.options, io: context.io)
+        var request = try parse(text)
+        let transaction: any TransactionFields
+        let signer: any PrehashSigner
+        if request.type == .roninSponsored {
+            signer = try await loadSigningKey(context.options, io: context.io)
+            // The sender is the signing key unless the request names it; the payer's signature commits to it.
+            request.from = request.from ?? signer.address
+            transaction = try sponsored(request)
+        } else {
+            transaction = try complete(request, allowUnprotected: context.options.has("--allow-unprotected"))
+            signer = try await loadSigningKey(context.options, io: context.io)
+        }
         if let from = request.from, from != signer.address {
             throw .invalidInput(
                 "field \"from\": \(from.checksummed) is not the signing key's address \(signer.address.checksummed)")
@@ -70,5 +84,13 @@ enum TxCommands {
             throw .invalidInput(TransactionError.missingField("chainId").description + hint)
         }
         do { return try request.complete(chainId: request.chainId) } catch { throw .invalidInput(error.description) }
+    }
+
+    /// The type 0x64 transaction the sender signs: the payer's signature checked first.
+    static func sponsored(_ request: TransactionRequest) throws(CommandFailure) -> RoninSponsoredTransaction {
+        guard request.chainId != nil else { throw .invalidInput(TransactionError.missingField("chainId").description) }
+        do { return try request.roninSponsored(chainId: request.chainId) } catch {
+            throw .invalidInput(error.description)
+        }
     }
 }
