@@ -66,7 +66,11 @@ extension PrehashBackend: PreflightChecked {
         guard request.account == key.address else {
             return .accountMismatch(field: "account", expected: key.address, actual: request.account)
         }
-        guard case .transaction(let transaction, _) = request.payload, request.node == nil else { return nil }
+        guard case .transaction(let transaction, _) = request.payload else { return nil }
+        if transaction.type == .roninSponsored, let incomplete = TransactionPipeline.sponsoredIncomplete(transaction) {
+            return incomplete
+        }
+        guard request.node == nil else { return nil }
         if !transaction.missingFields.isEmpty {
             return .incompleteTransaction(
                 missing: transaction.missingFields, chain: request.action.chainId.description)

@@ -6,6 +6,9 @@ import SignerKitSupport
 ///
 /// fill → reserve the nonce → filled-transaction policies → sign → verify → journal → broadcast
 ///
+/// A Ronin sponsored transaction (type 0x64) skips filling (its payer signed every field) and has its payer's
+/// signature checked before the key signs.
+///
 /// then ``BatchRun`` follows the receipt and the batch records the outcome. The key only signs a digest
 /// (``PrehashSigner``); everything else happens here, in this order, for every key type. Each stage throws
 /// the ``DispatchError/Kind`` the caller sees, so a failure has one path from where it happens to the
@@ -43,8 +46,15 @@ struct TransactionPipeline: Sendable {
         }
     }
 
-    /// Stage 1: nonce, gas and fees from the node; a node-filled nonce never below one this batch used.
+    /// Stage 1: nonce, gas and fees from the node; a node-filled nonce never below one this batch used. A Ronin
+    /// sponsored request (type 0x64) is signed exactly as its payer signed it: nothing is filled.
     private func fill() async throws(DispatchError.Kind) -> TransactionRequest {
+        if transaction.type == .roninSponsored {
+            if let incomplete = Self.sponsoredIncomplete(transaction) { throw incomplete }
+            var complete = transaction
+            complete.from = complete.from ?? request.account
+            return complete
+        }
         let floor = transaction.nonce == nil ? batch.highestNonce(in: lane).flatMap { $0.adding(UInt256(1)) } : nil
         let (transaction, feesOpen, account, node) = (transaction, feesOpen, request.account, request.node)
         do {
@@ -74,10 +84,26 @@ struct TransactionPipeline: Sendable {
         return NonceReservation(journal: journal, lane: lane, nonce: nonce)
     }
 
+    /// The refusal of a sponsored request (type 0x64) that lacks a field: its payer signed every field, so
+    /// nothing may be filled in; `nil` when it is complete.
+    static func sponsoredIncomplete(_ transaction: TransactionRequest) -> DispatchError.Kind? {
+        guard let missing = transaction.missingFields.first else { return nil }
+        return .backend(
+            .invalidRequest(
+                "transaction: field \"\(missing)\" is missing (a sponsored transaction is signed as its payer signed "
+                    + "it, nothing is filled)"))
+    }
+
     /// Stages 3 to 7: policies, signature, then for `eth_sendTransaction` verification, journal, broadcast.
     private func signAndSend(_ filled: TransactionRequest) async throws(DispatchError.Kind) -> ActionResult {
         let complete: Transaction
-        do { complete = try filled.complete(chainId: request.chainId) } catch {
+        do {
+            // A sponsored transaction: the payer's signature must recover to its payer before the sender signs.
+            complete =
+                filled.type == .roninSponsored
+                ? .roninSponsored(try filled.roninSponsored(chainId: request.chainId))
+                : try filled.complete(chainId: request.chainId)
+        } catch {
             throw .backend(.invalidRequest("transaction: \(error)"))
         }
         for policy in batch.filledTransactionPolicies {

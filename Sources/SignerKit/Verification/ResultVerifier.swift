@@ -87,6 +87,15 @@ enum ResultVerifier {
                     "the transaction is signed by \(sender.checksummed), not by the account \(resolved.account.checksummed)"
             )
         }
+        if case .roninSponsored(let sponsored) = transaction {
+            // The payer's signature is the request's and recovers to its payer (any but the sender if unnamed).
+            if let asked = request.payerSignature, sponsored.payerSignature != asked {
+                throw Failure(description: "the signed transaction differs from the request: the payer's signature")
+            }
+            do { _ = try sponsored.verifyPayer(request.payer, sender: sender) } catch {
+                throw Failure(description: "the signed transaction's payer: \(error)")
+            }
+        }
     }
 
     private static func check(_ signature: RecoverableSignature, digest: Digest32, account: Address) throws(Failure) {
@@ -113,6 +122,11 @@ enum ResultVerifier {
             return "type \(transaction.type) is not \(request.type)"
         }
         if let nonce = request.nonce, transaction.nonce != nonce { return "nonce \(transaction.nonce) differs" }
+        if case .roninSponsored(let sponsored) = transaction, let expiry = request.expiredTime,
+            sponsored.expiredTime != expiry
+        {
+            return "expiredTime \(sponsored.expiredTime) differs"
+        }
         if let gas = request.gasLimit, transaction.gasLimit != gas { return "gas \(transaction.gasLimit) differs" }
         switch transaction.type {
         case .legacy, .eip2930:
