@@ -74,7 +74,7 @@ struct TransactionFieldsTests {
 
     @Test func dispatcherForwardsSponsoredType() async throws {
         // Ronin's sponsored type 0x64 through the dispatcher: forwarded as is to the hosted wallet, whose
-        // transaction hash comes back; a software key refuses to sign it (it is the sponsor's to sign).
+        // transaction hash comes back; a software key signs one only with its payer's signature and expiry.
         let wallet = try SimulatedWallet.make(.init(signer: TestKeys.wallet, mode: .autoApprove))
         defer { Task { await wallet.close() } }
         let dispatcher = RpcDispatcher()
@@ -108,10 +108,10 @@ struct TransactionFieldsTests {
             ]).serialized)
         do {
             _ = try await software.sign(actions: [local])
-            Issue.record("a software key signed a sponsored transaction")
+            Issue.record("a software key signed a sponsored transaction its payer never signed")
         } catch {
             #expect(error.index == 0)
-            #expect(error.description.contains("sponsor"), "\(error)")
+            #expect(error.description.contains(#"field "expiredTime" is missing"#), "\(error)")
         }
     }
 }
