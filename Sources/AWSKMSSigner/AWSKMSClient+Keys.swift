@@ -35,16 +35,17 @@ extension AWSKMSClient {
     }
 
     /// `Sign` of the 32-byte `digest` with `MessageType=DIGEST` and `ECDSA_SHA_256` (KMS signs the digest as
-    /// given, without hashing it again); returns the DER signature.
+    /// given, without hashing it again); returns the DER signature. Errors name the key `naming` (the key as
+    /// the user gave it), else `keyID`.
     public func signDigest(
-        _ digest: Digest32, keyID: String, deadline: ContinuousClock.Instant? = nil
+        _ digest: Digest32, keyID: String, naming name: String? = nil, deadline: ContinuousClock.Instant? = nil
     ) async throws(AWSKMSError) -> [UInt8] {
         let request: JSONValue = [
             "KeyId": .string(keyID), "Message": .string(Data(digest.bytes).base64EncodedString()),
             "MessageType": "DIGEST", "SigningAlgorithm": "ECDSA_SHA_256",
         ]
-        let answer = try await call("Sign", request, keyID: keyID, deadline: deadline)
-        return try Self.base64(answer, "Signature", keyID: keyID)
+        let answer = try await call("Sign", request, keyID: name ?? keyID, deadline: deadline)
+        return try Self.base64(answer, "Signature", keyID: name ?? keyID)
     }
 
     /// Every key of the account in the region (`ListKeys`, all pages): their ids.

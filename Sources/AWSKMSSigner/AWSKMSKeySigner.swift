@@ -71,7 +71,7 @@ public final class AWSKMSKeySigner: PrehashSigner, CustomStringConvertible {
 
     /// ``sign(prehash:)`` with the typed KMS error.
     public func signReportingKMSError(prehash: Digest32) async throws(AWSKMSError) -> RecoverableSignature {
-        let der = try await client.signDigest(prehash, keyID: keyARN)
+        let der = try await client.signDigest(prehash, keyID: keyARN, naming: keyID)
         let (r, s): (Bytes32, Bytes32)
         do { (r, s) = try ECDSA.signatureComponents(der: der) } catch {
             throw .malformedResponse(keyID: keyID, field: "Signature", reason: error.description)

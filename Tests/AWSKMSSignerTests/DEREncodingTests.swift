@@ -10,7 +10,8 @@ struct DEREncodingTests {
 
     /// A secp256k1 SubjectPublicKeyInfo of `point` with `curve` as the named curve's OID content.
     static func spki(point: [UInt8], curve: [UInt8] = [0x2B, 0x81, 0x04, 0x00, 0x0A]) -> [UInt8] {
-        let algorithm: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, UInt8(curve.count)] + curve
+        let algorithm: [UInt8] =
+            [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, UInt8(curve.count)] + curve
         let bits: [UInt8] = [0x03, UInt8(point.count + 1), 0x00] + point
         let body = [0x30, UInt8(algorithm.count)] + algorithm + bits
         return [0x30, UInt8(body.count)] + body

@@ -20,6 +20,7 @@ Control endpoints on the proxy (unsigned, loopback tests only):
 """
 
 import argparse
+import ctypes
 import datetime
 import http.client
 import json
@@ -269,9 +270,11 @@ def start_ministack(state_dir):
         "TMPDIR": os.path.join(state_dir, "tmp"), "LOG_LEVEL": "WARNING",
     })
     log = open(os.path.join(state_dir, "ministack.log"), "w")
+    # In this launcher's process group (the tests' harness kills the group) and killed by the kernel when the
+    # launcher dies, however it dies: ministack ignores SIGTERM for seconds.
     process = subprocess.Popen([sys.executable, "-m", "ministack"], cwd=state_dir, env=environment,
                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+                               preexec_fn=die_with_parent)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -291,15 +294,18 @@ def start_ministack(state_dir):
     return process, port
 
 
+def die_with_parent():
+    """In the child before exec: SIGKILL when the launcher's thread that started it exits (PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
 def stop(process):
+    """Kills ministack (no state is kept: nothing to shut down gracefully) and reaps it."""
     try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=5)
+        process.kill()
+        process.wait(timeout=10)
     except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        pass
 
 
 def main():
