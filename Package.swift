@@ -249,7 +249,7 @@ let package = Package(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
-                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "WalletConnectPay",
+                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "AWSKMSSigner", "WalletConnectPay",
                 "WalletConnectPayPage",
                 "EthereumRPC",
                 "SignerKitSupport",
@@ -298,7 +298,7 @@ let package = Package(
         // store builder, the local EVM node, the fault-injecting proxy, child processes).
         .target(
             name: "SignerKitTestSupport",
-            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SoftwareSigner"],
+            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SoftwareSigner", "AWSKMSSigner"],
             path: "Tests/SignerKitTestSupport",
             resources: [.copy("Vectors")],
             swiftSettings: strictSwift
@@ -377,7 +377,7 @@ let package = Package(
             name: "SignerKitCommandsTests",
             dependencies: [
                 "SignerKitCommands", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SignerKitTestSupport",
-                "WalletConnectPay",
+                "WalletConnectPay", "AWSKMSSigner",
                 "WalletConnectPayTesting", "Secp256k1", "SignerKitSQLite", "SignerKitSupport",
             ],
             resources: [.copy("Fixtures")],

@@ -65,7 +65,7 @@ public final class AWSKMSKeySigner: PrehashSigner, CustomStringConvertible {
             return try await signReportingKMSError(prehash: prehash)
         } catch {
             if case .signatureMismatch = error { throw .verificationFailed(error.description) }
-            throw .underlying(error.description, error: error)
+            throw .underlying("kms:Sign", error: error)
         }
     }
 

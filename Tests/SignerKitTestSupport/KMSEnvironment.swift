@@ -1,50 +1,50 @@
 import AWSKMSSigner
 import EthereumPrimitives
 import Foundation
-import SignerKitTestSupport
-import Testing
 
 /// A local KMS (``LocalKMS``: ministack behind the SigV4-checking proxy) with the tests' credentials, and the
 /// administration the tests do on it (creating keys, aliases, tags) through the same client.
-struct KMSEnvironment {
+public struct KMSEnvironment: Sendable {
     /// The credentials every test signs with (test values, never real).
-    static let standard = LocalKMS.Credential(
+    public static let standard = LocalKMS.Credential(
         accessKeyID: "AKIASIGNERKITTEST0001", secretAccessKey: "kms-test-secret-6f1c0b55e2d84a0f9e37")
     /// Temporary credentials: the session token must travel and be signed.
-    static let temporary = LocalKMS.Credential(
+    public static let temporary = LocalKMS.Credential(
         accessKeyID: "ASIASIGNERKITTEST0002", secretAccessKey: "kms-test-secret-temporary-93ad51",
         sessionToken: "kms-test-session-token-FQoGZXIvYXdzEJr")
     /// Temporary credentials the proxy treats as expired.
-    static let expired = LocalKMS.Credential(
+    public static let expired = LocalKMS.Credential(
         accessKeyID: "ASIASIGNERKITTEST0003", secretAccessKey: "kms-test-secret-expired-7c2e01",
         sessionToken: "kms-test-session-token-expired-IQoJb3", expired: true)
     /// Credentials whose `kms:Sign` is denied.
-    static let signDenied = LocalKMS.Credential(
+    public static let signDenied = LocalKMS.Credential(
         accessKeyID: "AKIASIGNERKITTEST0004", secretAccessKey: "kms-test-secret-denied-1b9f44",
         denied: ["TrentService.Sign"])
 
     /// Every secret and token above: none may appear in any output.
-    static let secrets = [standard, temporary, expired, signDenied].flatMap {
+    public static let secrets = [standard, temporary, expired, signDenied].flatMap {
         [$0.secretAccessKey] + ($0.sessionToken.map { [$0] } ?? [])
     }
 
-    let kms: LocalKMS
-    let region = "us-east-1"
+    /// The local KMS.
+    public let kms: LocalKMS
+    /// The region every client names.
+    public let region = "us-east-1"
 
     /// Starts a local KMS that knows the four credentials.
-    static func start() async throws -> KMSEnvironment {
+    public static func start() async throws -> KMSEnvironment {
         KMSEnvironment(kms: try await LocalKMS.start(credentials: [standard, temporary, expired, signDenied]))
     }
 
     /// `credential` as the library's credentials.
-    static func credentials(_ credential: LocalKMS.Credential) -> AWSCredentials {
+    public static func credentials(_ credential: LocalKMS.Credential) -> AWSCredentials {
         AWSCredentials(
             accessKeyID: credential.accessKeyID, secretAccessKey: credential.secretAccessKey,
             sessionToken: credential.sessionToken)
     }
 
     /// A client of the local KMS signing with `credential`.
-    func client(
+    public func client(
         _ credential: LocalKMS.Credential = KMSEnvironment.standard, clock: any SignerClock = SystemClock(),
         retryPolicy: HTTPRetryPolicy = AWSKMSClient.defaultRetryPolicy, callTimeout: Duration = .seconds(60)
     ) throws -> AWSKMSClient {
@@ -55,7 +55,7 @@ struct KMSEnvironment {
     }
 
     /// Creates a key (`ECC_SECG_P256K1` for signing by default) with `tags`; returns its id.
-    func createKey(spec: String = "ECC_SECG_P256K1", usage: String = "SIGN_VERIFY", tags: [String: String] = [:])
+    public func createKey(spec: String = "ECC_SECG_P256K1", usage: String = "SIGN_VERIFY", tags: [String: String] = [:])
         async throws -> String
     {
         let tagList = JSONValue.array(
@@ -64,23 +64,38 @@ struct KMSEnvironment {
             })
         let answer = try await client().call(
             "CreateKey", ["KeySpec": .string(spec), "KeyUsage": .string(usage), "Tags": tagList])
-        return try #require(answer["KeyMetadata"]?["KeyId"]?.stringValue)
+        guard let id = answer["KeyMetadata"]?["KeyId"]?.stringValue else {
+            throw LocalEVMError(description: "CreateKey answered no key id: \(answer.serialized)")
+        }
+        return id
     }
 
     /// Points `alias` (`alias/NAME`) at `keyID`.
-    func createAlias(_ alias: String, keyID: String) async throws {
+    public func createAlias(_ alias: String, keyID: String) async throws {
         _ = try await client().call("CreateAlias", ["AliasName": .string(alias), "TargetKeyId": .string(keyID)])
     }
 
     /// Calls `operation` (`DisableKey`, `ScheduleKeyDeletion`, …) on `keyID` with `extra` members.
-    func administer(_ operation: String, keyID: String, _ extra: JSONObject = JSONObject()) async throws {
+    public func administer(_ operation: String, keyID: String, _ extra: JSONObject = JSONObject()) async throws {
         var request = JSONObject(["KeyId": .string(keyID)])
         request.members += extra.members
         _ = try await client().call(operation, .object(request))
     }
 
+    /// The environment a command sees: `credential` in the AWS variables, this KMS as `AWS_ENDPOINT_URL_KMS`
+    /// and the region as `AWS_REGION` (no shared credentials file).
+    public func commandEnvironment(_ credential: LocalKMS.Credential = KMSEnvironment.standard) -> [String: String] {
+        var environment = [
+            "AWS_ACCESS_KEY_ID": credential.accessKeyID, "AWS_SECRET_ACCESS_KEY": credential.secretAccessKey,
+            "AWS_REGION": region, "AWS_ENDPOINT_URL_KMS": kms.endpoint.absoluteString,
+            "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+        ]
+        if let token = credential.sessionToken { environment["AWS_SESSION_TOKEN"] = token }
+        return environment
+    }
+
     /// Whether `text` contains none of the test secrets.
-    static func isFreeOfSecrets(_ text: String) -> Bool {
+    public static func isFreeOfSecrets(_ text: String) -> Bool {
         !secrets.contains { text.contains($0) }
     }
 }
