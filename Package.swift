@@ -276,7 +276,7 @@ let package = Package(
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "CSecp256k1", "EIP712", "KeccakReference", "SignerKit",
                 "SoftwareSigner", "PKCS11Signer", "SignerKitCommands", "KeccakComplemented", "SignerKitTestSupport",
-                "SignerKitService", "SignerKitHTTPServer",
+                "SignerKitService", "SignerKitHTTPServer", "AWSKMSSigner",
             ],
             path: "Benchmarks/SignerKitBenchmarks",
             swiftSettings: strictSwift,

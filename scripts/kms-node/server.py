@@ -116,6 +116,14 @@ def verify(state, method, path, headers, body):
     return None
 
 
+class Server(ThreadingHTTPServer):
+    """Many clients connect at once (a batch's signatures): a listen backlog of 5, the default, drops their SYNs
+    and each dropped one waits a second for its retransmission."""
+
+    request_queue_size = 512
+    daemon_threads = True
+
+
 def make_handler(state, upstream_port):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -318,8 +326,7 @@ def main():
         credentials = json.load(file)
     process, upstream = start_ministack(args.state)
     state = State(credentials)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state, upstream))
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), make_handler(state, upstream))
 
     def shut_down(*_):
         stop(process)
