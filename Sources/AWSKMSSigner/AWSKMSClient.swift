@@ -3,7 +3,7 @@ import Foundation
 import SignerKitCurl
 
 /// AWS KMS's JSON API (`POST /`, `X-Amz-Target: TrentService.<Operation>`, SigV4-signed by the transport) on
-/// an ``HTTPTransport``: the calls SignerKit makes, their errors as ``AWSKMSError``s, and throttling retried
+/// an `HTTPTransport`: the calls SignerKit makes, their errors as ``AWSKMSError``s, and throttling retried
 /// with back-off within the call's deadline.
 ///
 /// A lost answer is repeated (every call SignerKit makes is read-only or, like `Sign`, safe to repeat: signing

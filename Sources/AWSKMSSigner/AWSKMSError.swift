@@ -4,8 +4,8 @@ import EthereumPrimitives
 ///
 /// Each case that concerns a key names it as the caller gave it (id, ARN or `alias/NAME`). No case carries,
 /// and no description shows, a secret access key or a session token; text from the service is quoted
-/// abbreviated. A ``SignerError`` from ``AWSKMSKeySigner`` carries one of these as its
-/// ``SignerError/underlying(_:error:)`` error.
+/// abbreviated. A `SignerError` from ``AWSKMSKeySigner`` carries one of these as its
+/// `SignerError/underlying(_:error:)` error.
 public enum AWSKMSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// KMS kept answering `ThrottlingException` until the retries or the caller's deadline ran out;
     /// `attempts` requests were made.

@@ -10,7 +10,7 @@ import SignerKit
 /// an alias is moved. Each signature is one `Sign` with `MessageType=DIGEST` and `ECDSA_SHA_256` over exactly
 /// the 32-byte digest. KMS answers DER with a random `s`, high half as often as not, and no recovery id: the
 /// signature is brought to low s (EIP-2) and the recovery id is found by trial recovery against the cached
-/// public key (``ECDSA/recoverableSignature(prehash:r:s:expected:)``), so a high `s`, a recovery id other
+/// public key (`ECDSA/recoverableSignature(prehash:r:s:expected:)`), so a high `s`, a recovery id other
 /// than 0 or a signature of another key can never come out of here; and the dispatcher verifies every result
 /// again.
 ///
@@ -57,8 +57,8 @@ public final class AWSKMSKeySigner: PrehashSigner, CustomStringConvertible {
 
     /// Signs a 32-byte digest in KMS; the result is low-s and recovers to ``address``.
     ///
-    /// Failures are ``SignerError/underlying(_:error:)`` with the ``AWSKMSError`` (a signature that does not
-    /// recover to the key: ``SignerError/verificationFailed(_:)``); ``signReportingKMSError(prehash:)`` throws
+    /// Failures are `SignerError/underlying(_:error:)` with the ``AWSKMSError`` (a signature that does not
+    /// recover to the key: `SignerError/verificationFailed(_:)`); ``signReportingKMSError(prehash:)`` throws
     /// the ``AWSKMSError`` itself.
     public func sign(prehash: Digest32) async throws(SignerError) -> RecoverableSignature {
         do throws(AWSKMSError) {
