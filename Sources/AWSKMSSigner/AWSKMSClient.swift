@@ -48,8 +48,11 @@ public struct AWSKMSClient: Sendable {
     /// Calls `operation` (`Sign`, `GetPublicKey`, `CreateKey`, …) with the JSON `request` and returns KMS's
     /// JSON answer. `keyID` names the key in errors.
     ///
-    /// - Parameter deadline: when the whole call, back-off included, must be over (``callTimeout`` from now
-    ///   by default).
+    /// - Parameters:
+    ///   - operation: the KMS operation, without `TrentService.`.
+    ///   - request: the operation's JSON request.
+    ///   - keyID: the key the errors name (`nil` for calls about no key, such as `ListKeys`).
+    ///   - deadline: when the whole call, back-off included, must be over (``callTimeout`` from now by default).
     /// - Throws: ``AWSKMSError``: the KMS exception as its case, ``AWSKMSError/throttled(keyID:attempts:)``
     ///   when throttling outlasted the retries or the deadline, ``AWSKMSError/transport(keyID:reason:)``.
     public func call(
