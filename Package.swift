@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "RedirectSigner", targets: ["RedirectSigner"]),
         .library(name: "RedirectSignerTransports", targets: ["RedirectSignerTransports"]),
         .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
+        .library(name: "AWSKMSSigner", targets: ["AWSKMSSigner"]),
         .library(name: "WalletConnectPay", targets: ["WalletConnectPay"]),
         .library(name: "WalletConnectPayPage", targets: ["WalletConnectPayPage"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
@@ -183,6 +184,12 @@ let package = Package(
             dependencies: ["SignerKit", "CPKCS11", "Secp256k1", "SignerKitSupport"],
             swiftSettings: strictSwift
         ),
+        // Keys in AWS KMS: GetPublicKey once, Sign over the digest, SigV4 by libcurl (docs/KMS.md).
+        .target(
+            name: "AWSKMSSigner",
+            dependencies: ["SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl"],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "WalletConnectPay",
             dependencies: [
@@ -242,7 +249,7 @@ let package = Package(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
-                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "WalletConnectPay",
+                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "AWSKMSSigner", "WalletConnectPay",
                 "WalletConnectPayPage",
                 "EthereumRPC",
                 "SignerKitSupport",
@@ -269,7 +276,7 @@ let package = Package(
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "CSecp256k1", "EIP712", "KeccakReference", "SignerKit",
                 "SoftwareSigner", "PKCS11Signer", "SignerKitCommands", "KeccakComplemented", "SignerKitTestSupport",
-                "SignerKitService", "SignerKitHTTPServer", "EthereumRPC",
+                "SignerKitService", "SignerKitHTTPServer", "EthereumRPC", "AWSKMSSigner",
             ],
             path: "Benchmarks/SignerKitBenchmarks",
             swiftSettings: strictSwift,
@@ -291,7 +298,7 @@ let package = Package(
         // store builder, the local EVM node, the fault-injecting proxy, child processes).
         .target(
             name: "SignerKitTestSupport",
-            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SoftwareSigner"],
+            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SoftwareSigner", "AWSKMSSigner"],
             path: "Tests/SignerKitTestSupport",
             resources: [.copy("Vectors")],
             swiftSettings: strictSwift
@@ -347,6 +354,15 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // AWS KMS keys against a local KMS (ministack) behind the tests' SigV4-verifying proxy.
+        .testTarget(
+            name: "AWSKMSSignerTests",
+            dependencies: [
+                "AWSKMSSigner", "SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl",
+                "SignerKitTestSupport",
+            ],
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "WalletConnectPayTests",
             dependencies: [
@@ -362,7 +378,7 @@ let package = Package(
             dependencies: [
                 "SignerKitCommands", "SignerKit", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl",
                 "SignerKitTestSupport",
-                "WalletConnectPay",
+                "WalletConnectPay", "AWSKMSSigner",
                 "WalletConnectPayTesting", "Secp256k1", "SignerKitSQLite", "SignerKitSupport",
             ],
             resources: [.copy("Fixtures")],

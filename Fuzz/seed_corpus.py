@@ -246,6 +246,17 @@ def seeds_pkcs11_attributes():
             b"\x13\x09secp256k1", b"\x30\x03\x02\x01\x01"]
 
 
+def seeds_kms_der():
+    spki = bytes.fromhex("3056301006072a8648ce3d020106052b8104000a034200044e3b81af9c2234cad09d679ce6035ed1392347ce"
+                         "64ce405f5dcd36228a25de6e47fd35c4215d1edf53e6f83de344615ce719bdb0fd878f6ed76f06dd277956de")
+    signatures = [bytes.fromhex(text) for text in (
+        "3045022028db17e7b71d670ada0ba59d8793a052c9f4d886630647863403b0164cb462ab022100b27bf3ee79d73955fe87c242848e"
+        "cee0e925554865e8bde333419656d2594651",
+        "3046022100c8bf4c67ec61a9f833e778d845956ad58e78a3b1ee226dd1d08a6cd17cd2cfa3022100e94165d1c17e9692a53df1627705"
+        "b5a953508ca04023f0fd8c8b2a8849e6b268")]
+    return [spki, spki[:-1], bytes([0x30, 0x81]) + spki[1:]] + signatures + [signatures[0] + b"\x00"]
+
+
 def seeds_service_request():
     account = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
     order = json.loads((VECTORS / "ronin_order.json").read_text())
@@ -289,6 +300,7 @@ def seeds_erc6492_wrapper():
 
 SEEDS = {
     "json": seeds_json,
+    "kms-der": seeds_kms_der,
     "typed-data": seeds_typed_data,
     "rlp": seeds_rlp,
     "signed-transaction": seeds_signed_transaction,

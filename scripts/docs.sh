@@ -28,7 +28,7 @@ done
 
 # The library products, and the guides in docs/ each one's reference links.
 modules=(EthereumPrimitives Secp256k1 EIP712 EthereumTransactions SignerKit SignerKitHTTP SignerKitCurl EthereumRPC
-    SoftwareSigner RedirectSigner RedirectSignerTransports PKCS11Signer WalletConnectPay WalletConnectPayPage)
+    SoftwareSigner RedirectSigner RedirectSignerTransports PKCS11Signer AWSKMSSigner WalletConnectPay WalletConnectPayPage)
 # An entry is FILE (docs/FILE.md, article FILE) or FILE:ARTICLE when the file's name is taken in the catalog.
 declare -A guides=(
     [SignerKit]="DISPATCHER WHAT-YOU-SIGN SIGN-IN SMART-ACCOUNTS EIP-7702 SERVICE VERSIONING"
@@ -37,6 +37,7 @@ declare -A guides=(
     [SoftwareSigner]="HD-WALLETS"
     [RedirectSigner]="REDIRECT"
     [PKCS11Signer]="PKCS11"
+    [AWSKMSSigner]="KMS"
     [WalletConnectPay]="PAY"
 )
 

@@ -9,8 +9,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 "$root/scripts/install-deps.sh" --with-browser
-# Python test tooling (local EVM node) into .build/evm-venv; tests would do it lazily too.
+# Python test tooling (local EVM node, local AWS KMS) into .build/evm-venv and .build/kms-venv; tests would do it
+# lazily too.
 bash "$root/scripts/evm-node/install.sh"
+bash "$root/scripts/kms-node/install.sh"
 mkdir -p .build
 swift format lint --strict --configuration .swift-format --recursive Package.swift Sources Tests Benchmarks Plugins Fuzz
 # The same flags for every build of this run, so the checks below reuse this build.

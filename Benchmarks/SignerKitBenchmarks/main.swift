@@ -33,6 +33,7 @@ var allBenchmarks: [Benchmark] = []
 allBenchmarks += keccakBenchmarks()
 allBenchmarks += eip712Benchmarks()
 allBenchmarks += pkcs11Benchmarks()
+allBenchmarks += kmsBenchmarks()
 allBenchmarks += dispatcherBenchmarks()
 allBenchmarks += smartAccountBenchmarks()
 allBenchmarks += serviceBenchmarks()

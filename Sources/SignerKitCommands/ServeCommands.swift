@@ -1,3 +1,4 @@
+import AWSKMSSigner
 import EthereumPrimitives
 import EthereumRPC
 import Foundation
@@ -49,7 +50,8 @@ enum ServeCommands {
         let allowInsecure = SecretFile.allowsInsecure(options)
         var signers: [any PrehashSigner] = []
         for (index, source) in configuration.keys.enumerated() {
-            signers.append(try await ServeKeys.signer(source, path: "keys[\(index)]", allowInsecure: allowInsecure))
+            signers += try await ServeKeys.signers(
+                source, path: "keys[\(index)]", environment: context.io.environment, allowInsecure: allowInsecure)
         }
         let upstream = try await ServeKeys.upstreamClients(configuration)
         let policies = try ServeReload.policies(configuration)
@@ -128,8 +130,41 @@ enum ServeCommands {
 
 /// Keys and upstream nodes of a service configuration, loaded the way the other commands load them.
 enum ServeKeys {
+    /// The signers of one configured entry: one key, or every AWS KMS key a tag or alias prefix selects (errors
+    /// name the entry's path in the configuration).
+    static func signers(
+        _ source: ServiceKeySource, path: String, environment: [String: String], allowInsecure: Bool
+    ) async throws(CommandFailure) -> [any PrehashSigner] {
+        guard case .awsKMS(let selection, let region, let endpointURL) = source else {
+            return [try await signer(source, path: path, allowInsecure: allowInsecure)]
+        }
+        do throws(AWSKMSError) {
+            let client = AWSKMSClient(
+                endpoint: try AWSKMSEndpoint.resolve(
+                    region: region, endpointURL: endpointURL, environment: environment),
+                credentials: try AWSCredentials.resolve(environment: environment))
+            switch selection {
+            case .keyID(let id):
+                return [try await AWSKMSKeySigner.load(keyID: id, client: client)]
+            case .tag(let key, let value):
+                return try await AWSKMSKeySigner.loadAll(.tag(key: key, value: value), client: client)
+            case .aliasPrefix(let prefix):
+                return try await AWSKMSKeySigner.loadAll(.aliasPrefix(prefix), client: client)
+            }
+        } catch {
+            let key: String
+            switch selection {
+            case .keyID(let id): key = id
+            case .tag(let tag, _): key = "tag \(tag)"
+            case .aliasPrefix(let prefix): key = "alias prefix \(prefix)"
+            }
+            throw .invalidInput("configuration: \(path): \(AWSKMSOptions.message(error, keyID: key))")
+        }
+    }
+
     /// The signer for one configured key (errors name the key's path in the configuration).
-    static func signer(_ source: ServiceKeySource, path: String, allowInsecure: Bool) async throws(CommandFailure)
+    private static func signer(_ source: ServiceKeySource, path: String, allowInsecure: Bool)
+        async throws(CommandFailure)
         -> any PrehashSigner
     {
         do throws(CommandFailure) {
@@ -157,6 +192,9 @@ enum ServeKeys {
                 return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
                     try token.signer(for: .label(keyLabel))
                 }
+            case .awsKMS:
+                // An entry that may stand for many keys: ``signers(_:path:environment:allowInsecure:)`` loads it.
+                throw CommandFailure.invalidInput("AWS KMS keys are loaded with the other keys of the entry")
             }
         } catch {
             throw .invalidInput("configuration: \(path): \(error.message)")

@@ -5,13 +5,15 @@ import SignerKit
 
 /// The flags that choose the signing key, shared by every command that signs.
 ///
-/// Three key sources, exactly one per invocation:
+/// Four key sources, exactly one per invocation:
 /// - `--key-file FILE`: a `0x`-hex private key in a file;
 /// - `--keystore FILE` with `--password-file P` (or `$SIGNERKIT_PASSWORD`): a Web3 Secret
 ///   Storage v3 keystore;
 /// - `--pkcs11-module PATH --token-label L (--key-label K | --key-id HEX)` with `--pin-file F`
 ///   (or `$SIGNERKIT_PIN`): a secp256k1 key on a PKCS#11 token (the module defaults to
-///   `$SIGNERKIT_PKCS11_MODULE`).
+///   `$SIGNERKIT_PKCS11_MODULE`);
+/// - `--aws-kms-key-id ID` with `--aws-region R` and `--aws-endpoint-url URL` (else the AWS variables): an
+///   `ECC_SECG_P256K1` key in AWS KMS (``AWSKMSOptions``).
 ///
 /// New key sources add their flags to ``flags`` and a branch to ``loadSigningKey(_:io:)``;
 /// commands that sign need no change.
@@ -38,13 +40,14 @@ enum SigningKeyOptions {
     static let pinFile = PKCS11Options.pinFile
 
     /// Every key-source flag.
-    static let flags: [FlagSpec] = [
-        keyFile, keystore, passwordFile, pkcs11Module, tokenLabel, keyLabel, keyID, pinFile,
-        SecretFile.allowInsecureFlag,
-    ]
+    static let flags: [FlagSpec] =
+        [
+            keyFile, keystore, passwordFile, pkcs11Module, tokenLabel, keyLabel, keyID, pinFile,
+            SecretFile.allowInsecureFlag,
+        ] + AWSKMSOptions.flags
 
     /// The flag that selects each source (the others only qualify one), for messages.
-    static var flagNames: [String] { [keyFile.name, keystore.name, pkcs11Module.name] }
+    static var flagNames: [String] { [keyFile.name, keystore.name, pkcs11Module.name, AWSKMSOptions.keyID.name] }
 
     /// The PKCS#11 flags: any of them selects the PKCS#11 source.
     static let pkcs11FlagNames: [String] = [
@@ -53,13 +56,18 @@ enum SigningKeyOptions {
 
     /// Synopsis fragment naming the key sources.
     static let synopsis =
-        "(--key-file F | --keystore F [--password-file P] | --pkcs11-module M --token-label L --key-label K [--pin-file F])"
+        "(--key-file F | --keystore F [--password-file P] | --pkcs11-module M --token-label L --key-label K [--pin-file F]"
+        + " | --aws-kms-key-id ID [--aws-region R] [--aws-endpoint-url URL])"
 
     /// Help paragraph on the key sources.
     static let details = """
         Key sources (exactly one): --key-file F (0x-hex private key); --keystore F with --password-file P
         (else $SIGNERKIT_PASSWORD); --pkcs11-module M --token-label L --key-label K (or --key-id HEX) with
-        --pin-file F (else $SIGNERKIT_PIN): a secp256k1 key on a PKCS#11 token. Keys, passwords and PINs are
+        --pin-file F (else $SIGNERKIT_PIN): a secp256k1 key on a PKCS#11 token; --aws-kms-key-id ID (key id,
+        ARN or alias/NAME) with --aws-region R and --aws-endpoint-url URL (else $AWS_REGION or
+        $AWS_DEFAULT_REGION, $AWS_ENDPOINT_URL_KMS or $AWS_ENDPOINT_URL): an ECC_SECG_P256K1 key in AWS KMS,
+        credentials from $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY, $AWS_SESSION_TOKEN or the shared
+        credentials file ($AWS_SHARED_CREDENTIALS_FILE, profile $AWS_PROFILE). Keys, passwords and PINs are
         never taken from arguments. Key, password and PIN files must be regular files (not symlinks or
         FIFOs) of mode 0600 or stricter (--allow-insecure-permissions waives the symlink and mode checks);
         password and PIN files lose one trailing newline (LF or CR LF) and nothing else.
@@ -73,6 +81,8 @@ enum SigningKeyOptions {
         case keystore(String)
         /// The PKCS#11 flags.
         case pkcs11
+        /// `--aws-kms-key-id ID`.
+        case awsKMS
     }
 
     /// Checks that exactly one key source is named (and that qualifying flags belong to it),
@@ -83,7 +93,7 @@ enum SigningKeyOptions {
     @discardableResult
     static func checkPresent(_ options: ParsedOptions) throws(CommandFailure) -> Source {
         let pkcs11Given = pkcs11FlagNames.filter(options.has)
-        var given = [keyFile.name, keystore.name].filter(options.has)
+        var given = [keyFile.name, keystore.name, AWSKMSOptions.keyID.name].filter(options.has)
         if let first = pkcs11Given.first { given.append(first) }
         guard given.count <= 1 else {
             throw .usage(
@@ -93,8 +103,13 @@ enum SigningKeyOptions {
         if options.has(passwordFile.name), !options.has(keystore.name) {
             throw .usage("\(passwordFile.name) needs \(keystore.name)", command: options.commandPath)
         }
+        for flag in [AWSKMSOptions.region, AWSKMSOptions.endpointURL]
+        where options.has(flag.name) && !options.has(AWSKMSOptions.keyID.name) {
+            throw .usage("\(flag.name) needs \(AWSKMSOptions.keyID.name)", command: options.commandPath)
+        }
         if let path = options.value(keyFile.name) { return .keyFile(path) }
         if let path = options.value(keystore.name) { return .keystore(path) }
+        if options.has(AWSKMSOptions.keyID.name) { return .awsKMS }
         guard pkcs11Given.isEmpty else { return .pkcs11 }
         throw .usage(
             "missing \(ParsedOptions.alternatives(flagNames)) (the private key to sign with)",
@@ -110,6 +125,7 @@ enum SigningKeyOptions {
 ///   `$SIGNERKIT_PASSWORD` (see ``PasswordOptions``).
 /// - PKCS#11: the module is loaded, the token found by label, one login made with the PIN from
 ///   `--pin-file` or `$SIGNERKIT_PIN`, and the key checked to be secp256k1 (see ``PKCS11Options``).
+/// - AWS KMS: one `GetPublicKey` for the key `--aws-kms-key-id` names (see ``AWSKMSOptions``).
 ///
 /// Errors name the file, variable or PKCS#11 call and return code, never a secret.
 ///
@@ -128,6 +144,8 @@ func loadSigningKey(_ options: ParsedOptions, io: any CommandIO) async throws(Co
         return CLIKeySigner(key: try KeystoreFile.decrypt(keystore, password: password, label: path))
     case .pkcs11:
         return try await PKCS11Options.signer(options, io: io)
+    case .awsKMS:
+        return try await AWSKMSOptions.signer(options, io: io)
     }
 }
 

@@ -82,6 +82,13 @@ final class CurlTransfer: @unchecked Sendable {
             }
             try set(CURLOPT_UNIX_SOCKET_PATH, path)
         }
+        if let signature = request.awsSignature {
+            // libcurl computes SigV4 over the method, path, query, every header set here and the body; the
+            // strings are copied by libcurl (and freed with the handle).
+            try set(CURLOPT_AWS_SIGV4, signature.curlProvider)
+            try set(CURLOPT_USERNAME, signature.accessKeyID)
+            try set(CURLOPT_PASSWORD, signature.secretAccessKey)
+        }
         try check(sk_curl_setopt_offset(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
         try check(sk_curl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
         try check(sk_curl_use_cloexec_sockets(easy))
@@ -106,8 +113,11 @@ final class CurlTransfer: @unchecked Sendable {
             if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, method) }
         }
 
-        // "Expect:" turns off libcurl's 100-continue wait; "Accept:" is the caller's to set.
-        var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+        // "Expect:" turns off libcurl's 100-continue wait; "Accept:" is the caller's to set. Not for a SigV4
+        // request: libcurl (7.88) lists every header of this list in SignedHeaders, the removed `expect` too,
+        // which no server can verify (AWS and botocore never sign `expect`); its bodies are small anyway.
+        var list: UnsafeMutablePointer<curl_slist>? =
+            request.awsSignature == nil ? curl_slist_append(nil, "Expect:") : nil
         for header in request.headers {
             let forbidden: (UInt8) -> Bool = { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
             guard !header.name.isEmpty,

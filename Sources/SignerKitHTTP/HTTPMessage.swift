@@ -40,6 +40,9 @@ public struct HTTPRequest: Sendable {
     /// When set, the connection goes to this Unix-domain socket instead of the URL's host and port (the
     /// URL's host is then only the `Host` header); `nil` for TCP.
     public var unixSocketPath: String? = nil
+    /// When set, the transport signs the request with AWS Signature Version 4 (see ``AWSSignatureV4``);
+    /// `nil` for none.
+    public var awsSignature: AWSSignatureV4? = nil
     /// Whether a 3xx answer is returned as a response (with its `Location`) instead of
     /// ``HTTPError/redirectRefused(status:locationHost:)``. Never followed either way. For the package's
     /// own tests, which play a browser.

@@ -181,6 +181,22 @@ public enum ServiceKeySource: Sendable, Equatable {
     case mnemonic(String, passphraseFile: String?, path: String)
     /// `{"pkcs11": {"module": P, "tokenLabel": L, "keyLabel": K, "pinFile": P}}`: a key on a PKCS#11 token.
     case pkcs11(module: String, tokenLabel: String, keyLabel: String, pinFile: String)
+    /// `{"awsKMS": {"keyId": ID, "region"?: R, "endpointURL"?: URL}}`: an `ECC_SECG_P256K1` key in AWS KMS (id,
+    /// ARN or `alias/NAME`); or, instead of `keyId`, `"tag": {"key": K, "value"?: V}` or `"aliasPrefix": P`: every
+    /// key carrying the tag or behind an alias with the prefix, each an account. The region and endpoint default
+    /// to the AWS variables; credentials come from the environment or the shared credentials file, never from
+    /// the configuration.
+    case awsKMS(selection: AWSKMSKeys, region: String?, endpointURL: String?)
+
+    /// Which AWS KMS keys an `awsKMS` entry names.
+    public enum AWSKMSKeys: Sendable, Equatable {
+        /// One key: id, ARN or `alias/NAME`.
+        case keyID(String)
+        /// Every key carrying tag `key` (with `value`, or any value).
+        case tag(key: String, value: String?)
+        /// Every key an alias starting with the prefix points to.
+        case aliasPrefix(String)
+    }
 
     init(_ json: ConfigurationReader, folder: String) throws(ServiceConfigurationError) {
         let object = try json.object()
@@ -207,8 +223,26 @@ public enum ServiceKeySource: Sendable, Equatable {
                 tokenLabel: try token["tokenLabel"].string(),
                 keyLabel: try token["keyLabel"].string(),
                 pinFile: try token["pinFile"].filePath(relativeTo: folder))
+        } else if object["awsKMS"] != nil {
+            try json.object(allowing: ["awsKMS"])
+            let kms = json["awsKMS"]
+            try kms.object(allowing: ["keyId", "tag", "aliasPrefix", "region", "endpointURL"])
+            let given = ["keyId", "tag", "aliasPrefix"].filter { kms[$0].ifPresent != nil }
+            guard given.count == 1 else { throw kms.fail("expected exactly one of keyId, tag or aliasPrefix") }
+            let selection: AWSKMSKeys
+            switch given[0] {
+            case "keyId": selection = .keyID(try kms["keyId"].string())
+            case "aliasPrefix": selection = .aliasPrefix(try kms["aliasPrefix"].string())
+            default:
+                try kms["tag"].object(allowing: ["key", "value"])
+                selection = .tag(
+                    key: try kms["tag"]["key"].string(), value: try kms["tag"]["value"].ifPresent?.string())
+            }
+            self = .awsKMS(
+                selection: selection, region: try kms["region"].ifPresent?.string(),
+                endpointURL: try kms["endpointURL"].ifPresent?.string())
         } else {
-            throw json.fail("expected one of keyFile, keystore, mnemonicFile or pkcs11")
+            throw json.fail("expected one of keyFile, keystore, mnemonicFile, pkcs11 or awsKMS")
         }
     }
 }

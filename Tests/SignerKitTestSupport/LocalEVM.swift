@@ -183,26 +183,32 @@ public final class LocalEVM: Sendable {
 
     /// Runs install.sh to completion (blocking: call it on a thread of its own).
     private static func runInstaller() throws {
-        let script = repoRoot.appendingPathComponent("scripts/evm-node/install.sh")
-        let output = makeLog("signerkit-evm-install")
+        try runInstaller(script: "scripts/evm-node/install.sh", venvVariable: "SIGNERKIT_EVM_VENV", venv: venv)
+    }
+
+    /// Runs the venv installer `script` (relative to the package root) to completion, with `venvVariable` set
+    /// to `venv`: the local EVM node's and the local KMS's. Blocking: call it on a thread of its own.
+    static func runInstaller(script: String, venvVariable: String, venv: URL) throws {
+        let script = repoRoot.appendingPathComponent(script)
+        let output = makeLog("signerkit-venv-install")
         defer { try? FileManager.default.removeItem(at: output) }
         let log = try FileHandle(forWritingTo: output)
         defer { try? log.close() }
         var environment = ProcessInfo.processInfo.environment
-        environment["SIGNERKIT_EVM_VENV"] = venv.path
+        environment[venvVariable] = venv.path
         let process = try launch(
             URL(fileURLWithPath: "/bin/bash"), [script.path], environment: environment, stdout: log, stderr: log)
         // Provisioning, not a test's wait: it returns at once when the venv is current (scripts/test.sh makes it
         // before the tests run); only a fresh checkout's first run downloads, and pip may take minutes for that.
         guard ChildProcess.awaitExit(process, within: .seconds(1800)) else {
             ChildProcess.terminate(process)
-            throw LocalEVMError(description: "scripts/evm-node/install.sh did not finish within 30 minutes")
+            throw LocalEVMError(description: "\(script.path) did not finish within 30 minutes")
         }
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             throw LocalEVMError(
                 description:
-                    "scripts/evm-node/install.sh failed (status \(process.terminationStatus)); the local EVM node "
+                    "\(script.path) failed (status \(process.terminationStatus)); the tests' Python tooling "
                     + "needs python3 with venv and pip (Debian: python3-venv python3-pip) and PyPI. Its output:\n"
                     + "\(text.suffix(4000))"
             )

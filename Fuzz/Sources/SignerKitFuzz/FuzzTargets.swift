@@ -26,6 +26,7 @@ enum FuzzTargets {
         SigningIntentTargets.clearSigningDescriptor,
         SigningIntentTargets.policyFile,
         TokenTargets.pkcs11Attributes,
+        TokenTargets.kmsDER,
         ServiceTargets.serviceRequest,
         SmartAccountTargets.erc6492Wrapper,
     ]

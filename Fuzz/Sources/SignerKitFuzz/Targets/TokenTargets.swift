@@ -23,4 +23,24 @@ enum TokenTargets {
         FuzzCheck.expect(ECEncoding.parsePoint(wrapped) == key, "a re-wrapped point parses to another key")
         FuzzCheck.expect(ECEncoding.parsePoint(key.uncompressed) == key, "the raw point parses to another key")
     }
+
+    static let kmsDER = FuzzTarget(
+        name: "kms-der",
+        summary: "what a cloud KMS returns as DER: a SubjectPublicKeyInfo and an ECDSA-Sig-Value, strictly; a parse "
+            + "that succeeds spans exactly a secp256k1 key's or a signature's length; errors are bounded"
+    ) { bytes in
+        do {
+            _ = try PublicKey(subjectPublicKeyInfo: bytes)
+            FuzzCheck.expect(bytes.count == 88, "a SubjectPublicKeyInfo of \(bytes.count) bytes parsed")
+        } catch {
+            FuzzCheck.boundedDescription(error)
+        }
+        do {
+            let (r, s) = try ECDSA.signatureComponents(der: bytes)
+            FuzzCheck.expect(bytes.count >= 8 && bytes.count <= 72, "a signature of \(bytes.count) bytes parsed")
+            _ = ECDSA.normalize(r: r, s: s)
+        } catch {
+            FuzzCheck.boundedDescription(error)
+        }
+    }
 }
