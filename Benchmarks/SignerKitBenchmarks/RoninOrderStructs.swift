@@ -1,29 +1,9 @@
 import EIP712
 import EthereumPrimitives
+import SignerKitTestSupport
 
-/// The Ronin Order as an application writes it without the code generator: a plain `Encodable` struct, hashed
-/// through `JSONValueEncoder` and a compiled schema (the README's Encodable path).
-struct EncodableRoninOrder: Encodable {
-    struct Asset: Encodable {
-        let erc: UInt8
-        let addr: Address
-        let id: UInt256
-        let quantity: UInt256
-    }
-
-    let maker: Address
-    let kind: UInt8
-    let assets: [Asset]
-    let expiredAt: UInt256
-    let paymentToken: Address
-    let startedAt: UInt256
-    let basePrice: UInt256
-    let endedAt: UInt256
-    let endedPrice: UInt256
-    let expectedState: UInt256
-    let nonce: UInt256
-    let marketFeePercentage: UInt256
-}
+/// The Ronin Order as an application writes it without the code generator (the README's Encodable path).
+typealias EncodableRoninOrder = RoninOrderValue
 
 /// The fixture's Order message read into both Swift forms: the generated struct (RoninOrder.eip712.json, by the
 /// EIP712CodegenPlugin) and the hand-written `Encodable` one.

@@ -155,8 +155,6 @@ final class EncodableHasher {
         schema.text(schema.fields[schema.structs[index].fields.lowerBound + position].name)
     }
 
-    /// The type of field `position` of struct `index`.
-    func fieldEncoding(_ position: Int, inStruct index: Int) -> Encoding {
-        schema.fields[schema.structs[index].fields.lowerBound + position].encoding
-    }
+    /// The type of field number `field` of the schema's field table.
+    func fieldEncoding(at field: Int) -> Encoding { fields[field].encoding }
 }

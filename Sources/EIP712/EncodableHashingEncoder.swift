@@ -160,7 +160,7 @@ private struct EncodableHashingUnkeyedContainer: UnkeyedEncodingContainer {
         }
     }
 
-    private var nextPath: [any CodingKey] { codingPath + [ElementKey(position: slot.count)] }
+    private var nextPath: [any CodingKey] { codingPath + [PositionKey(intValue: slot.count)] }
 
     mutating func encodeNil() throws { try append { try hasher.nullWord(as: $0) } }
     mutating func encode(_ value: Bool) throws { try append { try hasher.word(value, as: $0) } }
@@ -185,7 +185,7 @@ private struct EncodableHashingUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) throws { try append { try hasher.word(value, as: $0) } }
     mutating func encode(_ value: some Encodable) throws {
         let (path, position) = (codingPath, slot.count)
-        try append { try hasher.word(of: value, as: $0, codingPath: path + [ElementKey(position: position)]) }
+        try append { try hasher.word(of: value, as: $0, codingPath: path + [PositionKey(intValue: position)]) }
     }
 
     private func nestedSlot() -> EncodableHashingSlot {
@@ -210,18 +210,4 @@ private struct EncodableHashingUnkeyedContainer: UnkeyedEncodingContainer {
         let path = nextPath
         return EncodableHashingEncoder(slot: nestedSlot(), codingPath: path)
     }
-}
-
-/// The coding key of an array element.
-private struct ElementKey: CodingKey {
-    let stringValue: String
-    let intValue: Int?
-
-    init(position: Int) {
-        stringValue = String(position)
-        intValue = position
-    }
-
-    init?(stringValue: String) { nil }
-    init?(intValue: Int) { self.init(position: intValue) }
 }

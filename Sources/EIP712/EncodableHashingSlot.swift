@@ -62,7 +62,7 @@ final class EncodableHashingSlot {
         guard
             let position = hasher.fieldPosition(of: key, first: firstField, count: fieldCount, expected: expectedField)
         else { return nil }
-        return (position, hasher.schema.fields[firstField + position].encoding)
+        return (position, hasher.fieldEncoding(at: firstField + position))
     }
 
     /// The struct this value is, when its type is one.

@@ -1,30 +1,12 @@
 import EIP712
 import EthereumPrimitives
+import SignerKitTestSupport
 import Testing
 
 /// Typed-data messages built from Swift values (literals, `Encodable` structs) hash like the JSON text.
 @Suite struct EncodedMessageTests {
-    struct Asset: Encodable {
-        let erc: UInt8
-        let addr: Address
-        let id: UInt256
-        let quantity: UInt256
-    }
-
-    struct Order: Encodable {
-        let maker: Address
-        let kind: UInt8
-        let assets: [Asset]
-        let expiredAt: UInt256
-        let paymentToken: Address
-        let startedAt: UInt256
-        let basePrice: UInt256
-        let endedAt: UInt256
-        let endedPrice: UInt256
-        let expectedState: UInt256
-        let nonce: UInt256
-        let marketFeePercentage: UInt256
-    }
+    typealias Asset = RoninOrderValue.Asset
+    typealias Order = RoninOrderValue
 
     static func roninOrder() throws -> TypedData { try TypedData(jsonText: try Fixtures.text("ronin_order.json")) }
 

@@ -208,17 +208,17 @@ private enum Primitive {
     }
 }
 
-/// A coding key for array positions and `super`.
-private struct PositionKey: CodingKey {
-    let stringValue: String
-    let intValue: Int?
+/// A coding key for array positions and `super` (also the EIP-712 hashing encoder's).
+package struct PositionKey: CodingKey {
+    package let stringValue: String
+    package let intValue: Int?
 
-    init(stringValue: String) {
+    package init(stringValue: String) {
         self.stringValue = stringValue
         intValue = nil
     }
 
-    init(intValue: Int) {
+    package init(intValue: Int) {
         stringValue = String(intValue)
         self.intValue = intValue
     }
