@@ -146,7 +146,7 @@ struct ValidationBackend: WalletRpcSigner {
     let accounts: [Address]
 
     /// Every method.
-    var methods: Set<RpcMethod> { Set(RpcMethod.allCases) }
+    var methods: Set<RpcMethod> { RpcMethod.accountMethods }
 
     /// Refuses, after validation passed (the caller treats a backend error as success).
     func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {

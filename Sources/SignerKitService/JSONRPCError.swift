@@ -82,7 +82,8 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
         case .notPermitted: .init(code: -32001, message: "forbidden: \(error.description)")
         case .policyViolation: .init(code: policyRefusedCode, message: error.description)
         case .noNode, .verificationUnavailable: .init(code: upstreamCode, message: error.description)
-        case .backend, .verificationFailed, .transactionReverted, .transactionNotMined, .journalFailure, .cancelled:
+        case .backend, .verificationFailed, .transactionReverted, .transactionNotMined, .journalFailure,
+            .usageStoreFailure, .cancelled:
             .init(code: signingFailedCode, message: error.description)
         }
     }

@@ -9,7 +9,7 @@ enum ServiceChains {
     {
         let named: JSONValue?
         switch method {
-        case .signTransaction, .sendTransaction:
+        case .signTransaction, .sendTransaction, .sponsorTransaction:
             named = params.first?["chainId"]
         case .signTypedDataV4:
             var document = params.count > 1 ? params[1] : nil

@@ -363,6 +363,8 @@ public struct PayFlow: Sendable {
         case .personalSign: value = params.arrayValue.flatMap { $0.count > 1 ? $0[1] : nil }
         case .sendTransaction, .signTransaction:
             value = (params.arrayValue?.first ?? params)["from"]
+        case .sponsorTransaction:
+            value = (params.arrayValue?.first ?? params)["payer"]
         }
         return value?.stringValue.flatMap { try? Address($0) }
     }

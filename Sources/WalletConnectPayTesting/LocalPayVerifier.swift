@@ -69,7 +69,7 @@ enum LocalPayVerifier {
                     throw .invalid("transaction \(hash.hex) carries other calldata than the action's")
                 }
             }
-        case .signTransaction?, nil:
+        case .signTransaction?, .sponsorTransaction?, nil:
             throw .invalid("the local service does not accept results for \(action.method)")
         }
     }

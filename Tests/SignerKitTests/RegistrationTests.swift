@@ -90,7 +90,7 @@ struct RegistrationTests {
     @Test(
         "Two backends claiming one account for overlapping chains and methods: RegistrationError",
         arguments: [
-            (nil, nil, Set(RpcMethod.allCases), Set(RpcMethod.allCases)),
+            (nil, nil, RpcMethod.accountMethods, RpcMethod.accountMethods),
             ([TestChains.base], nil, [.personalSign], [.personalSign, .signTypedDataV4]),
             (nil, [TestChains.optimism], [.signTransaction], [.signTransaction]),
             (
@@ -131,7 +131,7 @@ struct RegistrationTests {
         try dispatcher.register(alpha, chains: [TestChains.base])
         try dispatcher.register(
             ClaimRouted(
-                inner: CountingBackend(key: alpha.privateKey, counter: counter), methods: Set(RpcMethod.allCases),
+                inner: CountingBackend(key: alpha.privateKey, counter: counter), methods: RpcMethod.accountMethods,
                 chains: [TestChains.optimism, TestChains.mainnet]))
         try dispatcher.register(
             ClaimOnlyBackend(

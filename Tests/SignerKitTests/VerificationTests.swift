@@ -31,7 +31,7 @@ struct VerificationTests {
         let account: Address
         let answer: @Sendable (ResolvedRequest) -> ActionResult
         var accounts: [Address] { [account] }
-        var methods: Set<RpcMethod> { Set(RpcMethod.allCases) }
+        var methods: Set<RpcMethod> { RpcMethod.accountMethods }
         func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult { answer(request) }
     }
 

@@ -58,7 +58,7 @@ struct ApprovalSigner: WalletRpcSigner {
             (digest, what) = (messageDigest, String(decoding: bytes, as: UTF8.self).debugDescription)
         case .typedData(let typedData, let hashes):
             (digest, what) = (hashes.digest, typedData.primaryType)
-        case .transaction:
+        case .transaction, .sponsorship:
             throw .unsupportedMethod(request.method.rawValue)
         }
         let summary = "\(request.method) on \(request.action.chainId) for \(request.account): \(what)"

@@ -12,6 +12,10 @@ public enum ActionResult: Sendable, Equatable {
     /// `isValidSignature` accepts (ERC-1271), or an ERC-6492 wrapper when the account is not deployed yet.
     /// Verified by asking the account through the node of the action's chain (``AccountSignatureVerifier``).
     case contractSignature([UInt8])
+    /// A payer's signature of a Ronin sponsored transaction (`ronin_sponsorTransaction`), over the payer hash
+    /// SignerKit computed; its string is r‖s‖yParity (y-parity 0 or 1: the request's `payerR`, `payerS`,
+    /// `payerV`).
+    case payerSignature(RecoverableSignature)
 
     /// The string Pay's `confirmPayment` and wallet RPC responses carry: `0x…` hex.
     public var resultString: String {
@@ -19,6 +23,7 @@ public enum ActionResult: Sendable, Equatable {
         case .signature(let signature): signature.hex
         case .transactionHash(let hash): hash.hex
         case .rawTransaction(let raw), .contractSignature(let raw): Hex.encode(raw)
+        case .payerSignature(let signature): Hex.encode(signature.r.bytes + signature.s.bytes + [signature.yParity])
         }
     }
 }

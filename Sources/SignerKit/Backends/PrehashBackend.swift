@@ -20,7 +20,7 @@ public struct PrehashBackend: WalletRpcSigner {
 
     /// Wraps `key`.
     public init(
-        _ key: any PrehashSigner, chains: Set<ChainID>? = nil, methods: Set<RpcMethod> = Set(RpcMethod.allCases)
+        _ key: any PrehashSigner, chains: Set<ChainID>? = nil, methods: Set<RpcMethod> = RpcMethod.accountMethods
     ) {
         self.key = key
         self.chains = chains
@@ -31,7 +31,8 @@ public struct PrehashBackend: WalletRpcSigner {
     /// The key's address.
     public var accounts: [Address] { [key.address] }
 
-    /// Signs a message or typed data with the key.
+    /// Signs a message or typed data with the key, or, as the payer of a Ronin sponsored transaction, the payer
+    /// hash SignerKit computed from the sender's request.
     ///
     /// - Throws: ``SignerError/unsupportedMethod(_:)`` for a transaction: the dispatcher's pipeline signs
     ///   those (register the key with an ``RpcDispatcher``); ``SignerError/invalidRequest(_:)`` for another
@@ -45,6 +46,8 @@ public struct PrehashBackend: WalletRpcSigner {
             return .signature(try await key.sign(prehash: digest))
         case .typedData(_, let hashes):
             return .signature(try await key.sign(prehash: hashes.digest))
+        case .sponsorship(_, let payerHash):
+            return .payerSignature(try await key.sign(prehash: payerHash))
         case .transaction:
             throw .unsupportedMethod("\(request.method.rawValue) outside RpcDispatcher's transaction pipeline")
         }

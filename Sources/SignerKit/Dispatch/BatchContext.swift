@@ -21,6 +21,8 @@ final class BatchContext: Sendable {
     let filledTransactionPolicies: [any FilledTransactionPolicy]
     /// How long a nonce reservation of this batch holds if its signer dies.
     let nonceReservationLease: Duration
+    /// The charges of quotas and limits over time.
+    let usage: UsageAdmissions
 
     private let highestNonces = Mutex<[NonceLane: UInt256]>([:])
     private let broadcasts = Mutex<[Int: Bytes32]>([:])
@@ -28,8 +30,10 @@ final class BatchContext: Sendable {
 
     init(
         journal: (any TransactionJournal)?, identities: [Int: ActionIdentity], keyed: Bool,
-        filledTransactionPolicies: [any FilledTransactionPolicy], nonceReservationLease: Duration
+        filledTransactionPolicies: [any FilledTransactionPolicy], nonceReservationLease: Duration,
+        usagePolicies: [any UsagePolicy] = []
     ) {
+        usage = UsageAdmissions(policies: usagePolicies)
         self.nonceReservationLease = nonceReservationLease
         self.journal = journal
         self.identities = identities

@@ -57,7 +57,7 @@ extension RpcDispatcher {
         let batch = BatchContext(
             journal: configuration.journal, identities: identities, keyed: idempotencyKey != nil,
             filledTransactionPolicies: filledTransactionPolicies,
-            nonceReservationLease: configuration.nonceReservationLease)
+            nonceReservationLease: configuration.nonceReservationLease, usagePolicies: usagePolicies)
         let run = BatchRun(jobs: jobs, plan: plan, batch: batch, configuration: configuration, deadline: deadline)
         // Node calls (fills, sends, receipts) end by the caller's deadline too, not a full timeout each.
         let results = await CallerDeadline.within(deadline, on: configuration.clock) { await run.results() }
@@ -179,11 +179,20 @@ struct BatchRun: Sendable {
                     consequence: true)
             }
         }
-        let result = try await obtain(job)
-        do throws(ResultVerifier.Failure) {
-            if let claim = try ResultVerifier.verify(result, for: request) { accountClaims.add(claim, at: index) }
+        // Quotas count the action before its backend is asked, and take it back when it fails.
+        let charges = try await batch.usage.admit(request)
+        let result: ActionResult
+        do throws(ActionFailure) {
+            result = try await obtain(job)
+            do throws(ResultVerifier.Failure) {
+                if let claim = try ResultVerifier.verify(result, for: request) { accountClaims.add(claim, at: index) }
+            } catch {
+                throw ActionFailure(index: index, kind: .verificationFailed(error.description))
+            }
         } catch {
-            throw ActionFailure(index: index, kind: .verificationFailed(error.description))
+            // A transaction that may be on its way stays counted.
+            if batch.broadcastTransactions[index] == nil { await batch.usage.refund(charges) }
+            throw error
         }
         if case .transactionHash(let hash) = result {
             batch.noteBroadcast(hash, at: index)

@@ -41,6 +41,9 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case incompleteTransaction(missing: [String], chain: String)
         /// The transaction journal could not be read or written; nothing was broadcast for this action.
         case journalFailure(String)
+        /// The store of a quota or limit over time (``UsagePolicy``) could not count the action; nothing was
+        /// signed for it.
+        case usageStoreFailure(String)
         /// The action follows the `eth_sendTransaction` at index `on` of the same account, so it may only be
         /// signed once that transaction is mined, and no node is configured for `chain` to follow it.
         case unobservableDependency(on: Int, chain: String)
@@ -109,6 +112,7 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
             text =
                 "transaction is missing \(missing.joined(separator: ", ")) and no Ethereum node is configured for \(chain) to fill it"
         case .journalFailure(let reason): text = "transaction journal: \(reason)"
+        case .usageStoreFailure(let reason): text = "usage counter store: \(reason)"
         case .unobservableDependency(let send, let chain):
             text =
                 "follows eth_sendTransaction action[\(send)] of the same account, which must be mined first, and no "
@@ -151,6 +155,9 @@ public enum RegistrationError: Error, Sendable, Equatable, CustomStringConvertib
     case emptyClaim(String)
     /// The backend declares a chain that is not an `eip155` chain (SignerKit signs Ethereum chains only).
     case unsupportedChain(String, backend: String)
+    /// The account would sign ``RpcMethod/sponsorTransaction`` beside other methods (in this registration or
+    /// another): a payer's hash has no domain byte, so a payer key is registered for sponsoring alone.
+    case sponsorKeyNotExclusive(Address, backend: String)
 
     /// A one-line explanation.
     public var description: String {
@@ -159,6 +166,9 @@ public enum RegistrationError: Error, Sendable, Equatable, CustomStringConvertib
         case .emptyClaim(let name): "backend \(name) claims no accounts or no methods"
         case .unsupportedChain(let chain, let name):
             "backend \(name) declares chain \(EchoedText.abbreviated(chain)), which is not an eip155 chain"
+        case .sponsorKeyNotExclusive(let address, let name):
+            "backend \(name): account \(address) may sign ronin_sponsorTransaction only if it signs nothing else "
+                + "(a payer key is registered for sponsoring alone)"
         }
     }
 }

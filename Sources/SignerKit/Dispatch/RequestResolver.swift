@@ -21,7 +21,7 @@ enum RequestResolver {
         let params: [JSONNode]
         switch root.kind {
         case .array: params = Array(root.elements)
-        case .object where method == .sendTransaction || method == .signTransaction: params = [root]
+        case .object where [.sendTransaction, .signTransaction, .sponsorTransaction].contains(method): params = [root]
         default: throw fail(.invalidParams("expected a JSON array"))
         }
         switch method {
@@ -86,7 +86,56 @@ enum RequestResolver {
                 index: index, action: action, method: method, chainId: chainId, account: from, payload: payload,
                 node: node,
                 previewer: previewer)
+        case .sponsorTransaction:
+            let (request, payer) = try sponsorship(params, chainId: chainId, action: action, fail: fail)
+            let payerHash: Bytes32
+            do { payerHash = try request.roninPayerSigningHash(chainId: chainId) } catch {
+                throw fail(.invalidParams("[0] (transaction): \(error)"))
+            }
+            // Routed to the payer: the account that signs here is the one that pays.
+            return ResolvedRequest(
+                index: index, action: action, method: method, chainId: chainId, account: payer,
+                payload: .sponsorship(request, payerHash: payerHash), node: node, previewer: previewer)
         }
+    }
+
+    /// The sender's request of a `ronin_sponsorTransaction`: type `0x64`, `from` (the sender) and `payer` (the
+    /// account that pays) given and different, every field the payer commits to present (nothing is filled:
+    /// the payer signs the transaction as it will be sent), and no payer signature yet.
+    private static func sponsorship(
+        _ params: [JSONNode], chainId: UInt256, action: WalletRpcAction, fail: (DispatchError.Kind) -> DispatchError
+    ) throws(DispatchError) -> (TransactionRequest, payer: Address) {
+        guard let first = params.first, first.kind == .object, case .object(let object) = first.value else {
+            throw fail(.invalidParams("[0] (transaction): expected an object"))
+        }
+        var request: TransactionRequest
+        do { request = try TransactionRequest(json: .object(object)) } catch {
+            throw fail(.invalidParams("[0] (transaction): \(error)"))
+        }
+        guard request.type == .roninSponsored else {
+            throw fail(.invalidParams("[0] (transaction).type: \(request.type) is not a sponsored transaction (0x64)"))
+        }
+        guard let sender = request.from else { throw fail(.invalidParams("[0] (transaction).from: missing")) }
+        guard let payer = request.payer else { throw fail(.invalidParams("[0] (transaction).payer: missing")) }
+        guard payer != sender else {
+            throw fail(.invalidParams("[0] (transaction).payer: \(TransactionError.payerIsSender(payer))"))
+        }
+        guard request.payerSignature == nil else {
+            throw fail(.invalidParams("[0] (transaction).payerV: the request is already sponsored"))
+        }
+        if let txChain = request.chainId, txChain != chainId {
+            throw fail(
+                .chainMismatch(
+                    field: "transaction.chainId", expected: action.chainId.description, actual: txChain.decimalString))
+        }
+        if let missing = request.missingFields.first {
+            throw fail(
+                .invalidParams(
+                    "[0] (transaction).\(missing): missing (the payer signs the transaction as it will be sent)"))
+        }
+        if request.expiredTime == nil { throw fail(.invalidParams("[0] (transaction).expiredTime: missing")) }
+        request.chainId = chainId
+        return (request, payer)
     }
 
     private static func address(

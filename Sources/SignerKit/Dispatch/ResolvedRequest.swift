@@ -15,6 +15,9 @@ public struct ResolvedRequest: Sendable {
         /// be missing). `feesOpen` is true when the request named neither a type nor any fee, so the backend
         /// may pick EIP-1559 fees.
         case transaction(TransactionRequest, feesOpen: Bool)
+        /// `ronin_sponsorTransaction`: a sender's complete type `0x64` request (`from` the sender, `payer` the
+        /// routed account, no payer signature yet) and the hash the payer signs, computed by SignerKit.
+        case sponsorship(TransactionRequest, payerHash: Bytes32)
     }
 
     /// Position in the action list.
@@ -54,10 +57,12 @@ public struct ResolvedRequest: Sendable {
         }
     }
 
-    /// The native value a transaction moves (zero for messages).
+    /// The native value a transaction (or a sponsored sender's transaction) moves (zero for messages).
     public var nativeValue: UInt256 {
-        if case .transaction(let tx, _) = payload { return tx.value }
-        return .zero
+        switch payload {
+        case .transaction(let tx, _), .sponsorship(let tx, _): tx.value
+        case .personalMessage, .typedData: .zero
+        }
     }
 }
 

@@ -53,6 +53,7 @@ public final class RpcDispatcher: Sendable {
     let policies: [any ActionPolicy]
     let filledTransactionPolicies: [any FilledTransactionPolicy]
     let batchPolicies: [any BatchPolicy]
+    let usagePolicies: [any UsagePolicy]
     let nodes: [ChainID: any EthereumNode]
     /// How batches are sequenced, confirmed and journalled.
     public let configuration: DispatchConfiguration
@@ -70,6 +71,7 @@ public final class RpcDispatcher: Sendable {
         self.policies = policies
         filledTransactionPolicies = policies.compactMap { $0 as? any FilledTransactionPolicy }
         batchPolicies = policies.compactMap { $0 as? any BatchPolicy }
+        usagePolicies = policies.compactMap { $0 as? any UsagePolicy }
     }
 
     /// Registers a whole-method backend for each of its accounts. Fails when another backend already
@@ -92,14 +94,23 @@ public final class RpcDispatcher: Sendable {
                 if let clash = table[route.account, default: []].first(where: { $0.overlaps(route) }) {
                     throw .accountAlreadyClaimed(route.account, by: clash.backend.name)
                 }
+                // A payer's hash has no domain byte: its key signs sponsorships and nothing else.
+                let others = table[route.account, default: []].map(\.methods)
+                if others.contains(where: { $0.contains(.sponsorTransaction) })
+                    || (route.methods.contains(.sponsorTransaction) && (route.methods.count > 1 || !others.isEmpty))
+                {
+                    throw .sponsorKeyNotExclusive(route.account, backend: backend.name)
+                }
             }
             for route in newRoutes { table[route.account, default: []].append(route) }
         }
     }
 
-    /// Registers a key: it gets every method SignerKit implements on top of ``PrehashSigner``.
+    /// Registers a key: by default it gets every method SignerKit implements on top of ``PrehashSigner`` for
+    /// the key's own account (``RpcMethod/accountMethods``). A payer key of Ronin sponsored transactions is
+    /// registered with `methods: [.sponsorTransaction]` and nothing else.
     public func register(
-        _ key: any PrehashSigner, chains: Set<ChainID>? = nil, methods: Set<RpcMethod> = Set(RpcMethod.allCases)
+        _ key: any PrehashSigner, chains: Set<ChainID>? = nil, methods: Set<RpcMethod> = RpcMethod.accountMethods
     ) throws(RegistrationError) {
         try register(PrehashBackend(key, chains: chains, methods: methods))
     }

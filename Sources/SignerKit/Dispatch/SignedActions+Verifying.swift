@@ -125,6 +125,18 @@ extension SignedActions {
             do { return .rawTransaction(try Hex.decode(text)) } catch {
                 throw ResultVerifier.Failure(description: "result \(shown) is not a raw transaction: \(error)")
             }
+        case .sponsorTransaction:
+            let bytes: [UInt8]
+            do { bytes = try Hex.decode(text) } catch {
+                throw ResultVerifier.Failure(description: "result \(shown) is not hex: \(error)")
+            }
+            guard bytes.count == 65, bytes[64] <= 1, let r = Bytes32(bytes[0..<32]), let s = Bytes32(bytes[32..<64]),
+                let signature = try? RecoverableSignature(r: r, s: s, recoveryId: bytes[64])
+            else {
+                throw ResultVerifier.Failure(
+                    description: "result \(shown) is not a payer's signature (65 bytes r‖s‖yParity, yParity 0 or 1)")
+            }
+            return .payerSignature(signature)
         }
     }
 }

@@ -82,6 +82,8 @@ public enum PreviewWarning: String, Sendable, Hashable, CaseIterable {
     case ownerMismatch = "owner-mismatch"
     /// A deadline that has already passed.
     case expired = "expired"
+    /// A sponsored transaction whose `expiredTime` is 0: the payer pays whenever it is sent, however late.
+    case noExpiry = "no-expiry"
 }
 
 extension PreviewWarning: CustomStringConvertible {
@@ -94,6 +96,7 @@ extension PreviewWarning: CustomStringConvertible {
         case .unrecognized: "unrecognized: what the action does could not be decoded, and no descriptor describes it"
         case .ownerMismatch: "owner mismatch: the message names an owner or payer other than the signing account"
         case .expired: "expired: a deadline that has already passed"
+        case .noExpiry: "no expiry: a sponsored transaction that never expires (the payer pays whenever it is sent)"
         }
     }
 }

@@ -48,6 +48,9 @@ public struct SigningPreview: Sendable, Hashable {
     public var warnings: [PreviewWarning] = []
     /// The EIP-7702 delegations a type-4 transaction sets, in list order.
     public var delegations: [PreviewDelegation] = []
+    /// For `ronin_sponsorTransaction`: whose transaction the payer (``account``) pays for, how much at most and
+    /// until when; the call itself is described by the other fields.
+    public var sponsorship: PreviewSponsorship?
 
     /// A preview with only the routing facts; decoders fill the rest.
     public init(index: Int, chain: ChainID, chainName: String?, method: RpcMethod, account: Address, kind: PreviewKind)
@@ -107,6 +110,7 @@ public struct SigningPreview: Sendable, Hashable {
         if let deadline { parts.append("until \(Self.utcDate(deadline))") }
         if let message { parts.append("text \"\(message)\"") }
         for delegation in delegations { parts.append(delegation.text) }
+        if let sponsorship { parts.append(sponsorship.text) }
         for field in fields.prefix(8) { parts.append("\(field.label)=\(field.value)") }
         if fields.count > 8 { parts.append("… \(fields.count - 8) more fields") }
         if !parts.isEmpty { text += " " + parts.joined(separator: ", ") }
@@ -152,6 +156,7 @@ public struct SigningPreview: Sendable, Hashable {
                 fields.map { .object(JSONObject(["label": .string($0.label), "value": .string($0.value)])) })
         }
         if !delegations.isEmpty { object["delegations"] = .array(delegations.map(\.json)) }
+        if let sponsorship { object["sponsorship"] = sponsorship.json }
         object["warnings"] = .array(warnings.map { .string($0.rawValue) })
         return .object(object)
     }

@@ -50,6 +50,18 @@ public struct SigningPreviewer: Sendable {
                 preview.descriptorIntent = rendered.intent
                 preview.fields = rendered.fields
             }
+        case .sponsorship(let request, _):
+            preview = transactionPreview(request, chainId: chainId, base: base)
+            preview.sponsorship = PreviewSponsorship(request)
+            if let expiry = request.expiredTime, expiry != 0 { preview.deadline = UInt256(expiry) }
+            if request.expiredTime == 0 { preview.warnings.append(.noExpiry) }
+            if let to = request.to, let from = request.from,
+                let rendered = descriptors.render(
+                    calldata: request.data, to: to, value: request.value, from: from, chainId: chainId, tokens: tokens)
+            {
+                preview.descriptorIntent = rendered.intent
+                preview.fields = rendered.fields
+            }
         case .transaction(let request, _):
             preview = transactionPreview(request, chainId: chainId, base: base)
             if let to = request.to,

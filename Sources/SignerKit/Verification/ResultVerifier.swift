@@ -7,6 +7,8 @@ import EthereumTransactions
 /// - Signing methods: a signature, low-s, recovering to the routed account over SignerKit's digest; or a
 ///   contract account's signature, which only the account can judge: ``verify(_:for:)`` returns its claim
 ///   for ``AccountSignatureVerifier`` (a 65-byte one that recovers to the account is accepted at once).
+/// - `ronin_sponsorTransaction`: a payer's signature, low-s, recovering to the routed payer over the payer
+///   hash SignerKit computed from the sender's request.
 /// - `eth_sendTransaction`: a 32-byte transaction hash.
 /// - `eth_signTransaction`: a raw transaction that decodes strictly, matches every field the request
 ///   gave (filled fields may be anything the request left open), carries the action's chain id, and
@@ -29,6 +31,8 @@ enum ResultVerifier {
             return contractClaim(bytes, digest: digest, account: request.account)
         case (.typedData(_, let hashes), .contractSignature(let bytes)):
             return contractClaim(bytes, digest: hashes.digest, account: request.account)
+        case (.sponsorship(_, let payerHash), .payerSignature(let signature)):
+            try check(signature, digest: payerHash, account: request.account)
         case (.transaction, .transactionHash) where request.method == .sendTransaction:
             return nil
         case (.transaction(let transaction, let feesOpen), .rawTransaction(let raw))
@@ -54,7 +58,7 @@ enum ResultVerifier {
         switch request.payload {
         case .personalMessage(_, let messageDigest): digest = messageDigest
         case .typedData(_, let hashes): digest = hashes.digest
-        case .transaction: return false
+        case .transaction, .sponsorship: return false
         }
         do { try SignatureCheck.verify(signature, over: digest, by: account) } catch { return false }
         return true
@@ -145,6 +149,7 @@ enum ResultVerifier {
         case .personalSign, .signTypedDataV4: "a signature"
         case .sendTransaction: "a transaction hash"
         case .signTransaction: "a raw signed transaction"
+        case .sponsorTransaction: "a payer's signature"
         }
     }
 
@@ -154,6 +159,7 @@ enum ResultVerifier {
         case .transactionHash: "a transaction hash"
         case .rawTransaction: "a raw transaction"
         case .contractSignature: "a contract account's signature"
+        case .payerSignature: "a payer's signature"
         }
     }
 }

@@ -153,7 +153,7 @@ struct DelayedKeyBackend: WalletRpcSigner {
         switch request.payload {
         case .personalMessage(_, let digest): return .signature(key.sign(prehash: digest))
         case .typedData(_, let hashes): return .signature(key.sign(prehash: hashes.digest))
-        case .transaction: throw .unsupportedMethod(request.method.rawValue)
+        case .transaction, .sponsorship: throw .unsupportedMethod(request.method.rawValue)
         }
     }
 }
@@ -163,14 +163,14 @@ struct CountingBackend: WalletRpcSigner {
     let key: PrivateKey
     let counter: CallCounter
     var accounts: [Address] { [key.address] }
-    var methods: Set<RpcMethod> { Set(RpcMethod.allCases) }
+    var methods: Set<RpcMethod> { RpcMethod.accountMethods }
 
     func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
         counter.record(request.index)
         switch request.payload {
         case .personalMessage(_, let digest): return .signature(key.sign(prehash: digest))
         case .typedData(_, let hashes): return .signature(key.sign(prehash: hashes.digest))
-        case .transaction: throw .unsupportedMethod(request.method.rawValue)
+        case .transaction, .sponsorship: throw .unsupportedMethod(request.method.rawValue)
         }
     }
 }
@@ -181,7 +181,7 @@ struct RejectingBackend: WalletRpcSigner {
     let counter: CallCounter
     var name: String { "RejectingBackend" }
     var accounts: [Address] { [account] }
-    var methods: Set<RpcMethod> { Set(RpcMethod.allCases) }
+    var methods: Set<RpcMethod> { RpcMethod.accountMethods }
 
     func handle(_ request: ResolvedRequest) async throws(SignerError) -> ActionResult {
         counter.record(request.index)

@@ -160,7 +160,7 @@ struct ImpostorBackend: WalletRpcSigner {
         switch request.payload {
         case .typedData(_, let hashes): return .signature(try await actual.sign(prehash: hashes.digest))
         case .personalMessage(_, let digest): return .signature(try await actual.sign(prehash: digest))
-        case .transaction: throw .unsupportedMethod(request.method.rawValue)
+        case .transaction, .sponsorship: throw .unsupportedMethod(request.method.rawValue)
         }
     }
 }

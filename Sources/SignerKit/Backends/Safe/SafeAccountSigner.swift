@@ -86,7 +86,7 @@ public struct SafeAccountSigner: WalletRpcSigner {
         switch request.payload {
         case .personalMessage(_, let messageDigest): digest = messageDigest
         case .typedData(_, let hashes): digest = hashes.digest
-        case .transaction:
+        case .transaction, .sponsorship:
             throw .unsupportedMethod("\(request.method.rawValue) through a Safe (only messages and typed data)")
         }
         return SafeMessage(hash: digest).digest(safe: safe, chainId: request.chainId)

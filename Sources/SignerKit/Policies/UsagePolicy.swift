@@ -1,0 +1,29 @@
+import EthereumPrimitives
+
+/// A policy that counts what it admits in a ``UsageCounterStore`` (a quota, a limit over time): besides its
+/// stateless check (``ActionPolicy/evaluate(_:)``, while the batch is resolved), the dispatcher charges each
+/// action it counts just before the backend is asked, in one store transaction, and takes the charge back
+/// when the action then fails. Two dispatchers on one store never admit more than the limit together.
+///
+/// A charge stays when its action was signed but another action of the batch failed: nothing was given
+/// out, and the count errs on the side of the payer.
+public protocol UsagePolicy: ActionPolicy {
+    /// Where the counts are kept.
+    var store: any UsageCounterStore { get }
+
+    /// What `request` adds and the limits of its window, or `nil` when this policy does not count it.
+    func usage(of request: ResolvedRequest) -> (charge: UsageCharge, limits: UsageLimits)?
+
+    /// Why `charge` was refused when its row stood at `totals`: the text of the policy violation.
+    func refusal(of charge: UsageCharge, totals: UsageTotals, limits: UsageLimits) -> String
+}
+
+/// Fixed windows of `seconds` aligned to the Unix epoch (a day of 86,400 s is a UTC calendar day).
+public enum UsageWindow {
+    /// The start of the window of `seconds` that holds `unixTime`.
+    public static func start(of unixTime: Double, seconds: UInt64) -> Int64 {
+        let now = Int64(max(0, unixTime.rounded(.down)))
+        let length = Int64(clamping: max(1, seconds))
+        return now - now % length
+    }
+}
