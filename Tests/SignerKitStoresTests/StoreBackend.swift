@@ -45,6 +45,18 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// Opens usage counter stores on one fresh storage; each call is a new handle.
+    func usageStores() async throws -> @Sendable () async throws -> any UsageCounterStore {
+        switch self {
+        case .sqlite:
+            let path = try Self.temporaryFile()
+            return { try SQLiteUsageCounterStore(path: path) }
+        case .postgres:
+            let configuration = try await Self.freshDatabase()
+            return { try await PostgresUsageCounterStore(configuration: configuration) }
+        }
+    }
+
     /// A new database on the shared server.
     static func freshDatabase() async throws -> PostgresConfiguration {
         let server = try await PostgresServer.shared.value
