@@ -226,7 +226,8 @@ let package = Package(
         .target(
             name: "SignerKitService",
             dependencies: [
-                "EthereumPrimitives", "SecureMemory", "SignerKit", "EthereumRPC", "SignerKitHTTPServer",
+                "EthereumPrimitives", "EthereumTransactions", "SecureMemory", "SignerKit", "EthereumRPC",
+                "SignerKitHTTPServer",
                 "SignerKitSupport",
             ],
             swiftSettings: strictSwift
@@ -389,7 +390,7 @@ let package = Package(
             name: "SignerKitStoresTests",
             dependencies: [
                 "SignerKitSQLite", "SignerKitPostgres", "SignerKitService", "SignerKit", "EthereumPrimitives",
-                "Secp256k1", "SignerKitTestSupport",
+                "Secp256k1", "SignerKitTestSupport", "SoftwareSigner", "EthereumTransactions", "SignerKitHTTPServer",
             ],
             swiftSettings: strictSwift
         ),

@@ -54,8 +54,8 @@ enum ServeCommands {
                 source, path: "keys[\(index)]", environment: context.io.environment, allowInsecure: allowInsecure)
         }
         let upstream = try await ServeKeys.upstreamClients(configuration)
-        let policies = try ServeReload.policies(configuration)
         let stores = try await ServeStores.open(configuration, allowInsecure: allowInsecure)
+        let policies = try ServeReload.policies(configuration, usage: stores.usage)
         let service: SignerService
         do {
             service = try SignerService(
@@ -119,7 +119,8 @@ enum ServeCommands {
         defer { withExtendedLifetime(instanceLock) {} }
         while !StopSignal.requested {
             if ReloadSignal.take() {
-                context.io.writeStandardError(ServeReload.reload(service, configurationPath: path) + "\n")
+                context.io.writeStandardError(
+                    ServeReload.reload(service, configurationPath: path, usage: stores.usage) + "\n")
             }
             try? await Task.sleep(for: .milliseconds(50))
         }

@@ -6,24 +6,28 @@ import SignerKitService
 /// `SIGHUP` for `signerkit serve`: the configuration file is read again and its clients and policies
 /// replace the running ones; everything else (keys, listen address, nodes, limits, stores) needs a restart.
 enum ServeReload {
-    /// The policies of the configuration's `policyFile` (none without one).
-    static func policies(_ configuration: ServiceConfiguration) throws(CommandFailure) -> [any ActionPolicy] {
+    /// The policies of the configuration's `policyFile` (none without one); quotas count in `usage`.
+    static func policies(_ configuration: ServiceConfiguration, usage: any UsageCounterStore) throws(CommandFailure)
+        -> [any ActionPolicy]
+    {
         guard let policyFile = configuration.policyFile else { return [] }
-        do { return try PolicyFile.policies(jsonText: try PreviewOptions.readFile(policyFile)) } catch {
+        do {
+            return try PolicyFile.policies(jsonText: try PreviewOptions.readFile(policyFile), usageStore: usage)
+        } catch {
             throw .invalidInput("policyFile: \(error)")
         }
     }
 
     /// Reloads `service` from the file at `configurationPath`; returns the structured log line saying what
     /// happened. An invalid file changes nothing.
-    static func reload(_ service: SignerService, configurationPath: String) -> String {
+    static func reload(_ service: SignerService, configurationPath: String, usage: any UsageCounterStore) -> String {
         let configuration: ServiceConfiguration
         let policies: [any ActionPolicy]
         do throws(CommandFailure) {
             do { configuration = try ServiceConfiguration.load(path: configurationPath) } catch {
                 throw .invalidInput("\(error)")
             }
-            policies = try Self.policies(configuration)
+            policies = try Self.policies(configuration, usage: usage)
             do { try service.reload(clients: configuration.clients, policies: policies) } catch {
                 throw .invalidInput("\(error)")
             }
@@ -56,6 +60,7 @@ enum ServeReload {
         if old.auditLog != new.auditLog { changed.append("auditLog") }
         if old.store != new.store { changed.append("store") }
         if old.tls != new.tls { changed.append("tls") }
+        if old.roninPayers != new.roninPayers { changed.append("roninPayers") }
         return changed
     }
 

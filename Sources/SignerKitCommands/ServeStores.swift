@@ -6,11 +6,13 @@ import SignerKitSQLite
 import SignerKitService
 
 /// The state of `signerkit serve` in its configured ``ServiceStore``: the transaction journal, the idempotency
-/// store and, with PostgreSQL, the audit rows (beside the `auditLog` file when one is configured too).
+/// store, the quotas' counts and, with PostgreSQL, the audit rows (beside the `auditLog` file when one is configured too).
 struct ServeStores: Sendable {
     let journal: any TransactionJournal
     let idempotency: any IdempotencyStore
     let auditTrail: (any AuditTrail)?
+    /// The counts of quotas (the Ronin sponsor quota of the policy file).
+    let usage: any UsageCounterStore
     /// The SQLite database, when the store is one (`nil` for PostgreSQL).
     var sqlitePath: String?
 
@@ -71,6 +73,7 @@ struct ServeStores: Sendable {
         var trails: [any AuditTrail] = []
         let journal: any TransactionJournal
         let idempotency: any IdempotencyStore
+        let usage: any UsageCounterStore
         switch configuration.store {
         case .sqlite(let path):
             do { journal = try SQLiteTransactionJournal(path: path) } catch {
@@ -79,12 +82,18 @@ struct ServeStores: Sendable {
             do { idempotency = try SQLiteIdempotencyStore(path: path) } catch {
                 throw .invalidInput("configuration: store.sqlite: \(error)")
             }
+            do { usage = try SQLiteUsageCounterStore(path: path) } catch {
+                throw .invalidInput("configuration: store.sqlite: \(error)")
+            }
         case .postgres(let server):
             let postgres = try postgresConfiguration(server, allowInsecure: allowInsecure)
             do { journal = try await PostgresTransactionJournal(configuration: postgres) } catch {
                 throw .invalidInput("configuration: store.postgres: \(error)")
             }
             do { idempotency = try await PostgresIdempotencyStore(configuration: postgres) } catch {
+                throw .invalidInput("configuration: store.postgres: \(error)")
+            }
+            do { usage = try await PostgresUsageCounterStore(configuration: postgres) } catch {
                 throw .invalidInput("configuration: store.postgres: \(error)")
             }
             do { trails.append(try await PostgresAuditTrail(configuration: postgres)) } catch {
@@ -102,7 +111,8 @@ struct ServeStores: Sendable {
             }
         var sqlitePath: String?
         if case .sqlite(let path) = configuration.store { sqlitePath = path }
-        return ServeStores(journal: journal, idempotency: idempotency, auditTrail: trail, sqlitePath: sqlitePath)
+        return ServeStores(
+            journal: journal, idempotency: idempotency, auditTrail: trail, usage: usage, sqlitePath: sqlitePath)
     }
 
     /// The libpq settings of `server`, with the password read from its file into secure memory.

@@ -46,6 +46,10 @@ public struct ServiceConfiguration: Sendable {
     /// ``defaultPassThrough``), matched exactly. Names that sign, send or touch accounts are refused even
     /// here (see ``refusedPassThrough(_:)``): a node with unlocked accounts must never sign for a token holder.
     public var passThrough: Set<String>
+    /// The accounts of `keys` that are Ronin payers (`roninPayers`: addresses): each is registered for
+    /// `ronin_sponsorTransaction` alone — a payer's hash has no domain byte, so its key signs nothing else —
+    /// and every other key for everything but sponsoring.
+    public var roninPayers: Set<Address> = []
 
     /// The methods passed through by default: reads of chain state a wallet needs around signing.
     public static let defaultPassThrough: Set<String> = [
@@ -74,7 +78,7 @@ public struct ServiceConfiguration: Sendable {
     /// The members a configuration may have.
     public static let members = [
         "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits", "auditLog",
-        "journal", "tls", "store", "passThrough",
+        "journal", "tls", "store", "passThrough", "roninPayers",
     ]
 
     /// Reads the configuration at `path`.
@@ -143,6 +147,10 @@ public struct ServiceConfiguration: Sendable {
             try root["limits"].ifPresent.map { (json) throws(ServiceConfigurationError) in
                 try ServiceLimits(json)
             } ?? ServiceLimits()
+        roninPayers = Set(
+            try root["roninPayers"].ifPresent?.elements().map { (item) throws(ServiceConfigurationError) in
+                try item.address()
+            } ?? [])
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`, with an IP literal (no host names: the service binds exactly what it is told),

@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import EthereumTransactions
 import Foundation
 import SignerKit
 import SignerKitSupport
@@ -8,6 +9,7 @@ extension SignerService {
     static let signingMethods: [String: RpcMethod] = [
         "personal_sign": .personalSign, "eth_signTypedData_v4": .signTypedDataV4, "eth_signTypedData": .signTypedDataV4,
         "eth_signTransaction": .signTransaction, "eth_sendTransaction": .sendTransaction,
+        "ronin_sponsorTransaction": .sponsorTransaction,
     ]
 
     /// Runs one call for `client`, ending by `deadline`.
@@ -62,9 +64,28 @@ extension SignerService {
         case .failure(let error): return .failure(error)
         }
         let action = WalletRpcAction(chainId: chain, method: method, params: JSONValue.array(params).serialized)
-        return await signed(
+        let result = await signed(
             [action], client: client, deadline: deadline, journalKey: requestKey?.journalKey, record: &record
         ).map { results in results[0] }
+        guard method == .sponsorTransaction, case .success(let signature) = result else { return result }
+        return Self.sponsoredRequest(params[0], payerSignature: signature)
+    }
+
+    /// `ronin_sponsorTransaction`'s answer: the sender's request with `payerV`, `payerR`, `payerS` added, as
+    /// `signerkit tx sponsor` prints it (the dispatcher already verified the signature over this request).
+    static func sponsoredRequest(_ request: JSONValue, payerSignature: JSONValue) -> Result<JSONValue, JSONRPCError> {
+        guard case .string(let text) = payerSignature, let bytes = try? Hex.decode(text), bytes.count == 65,
+            let r = Bytes32(bytes[0..<32]), let s = Bytes32(bytes[32..<64]),
+            let signature = try? RecoverableSignature(r: r, s: s, recoveryId: bytes[64]),
+            var sponsored = try? TransactionRequest(json: request)
+        else {
+            return .failure(
+                .init(
+                    code: JSONRPCError.signingFailedCode,
+                    message: "the payer's signature could not be added to the request"))
+        }
+        sponsored.payerSignature = signature
+        return .success(sponsored.json)
     }
 
     /// `signerkit_signActions`: `[[actions…]]` or `{"actions": […], "idempotencyKey"?: K}` → the results in order.

@@ -64,21 +64,31 @@ public final class SignerService: Sendable {
         dispatchConfiguration.nonceReservationLease = configuration.limits.requestTimeout * 2
         self.dispatchConfiguration = dispatchConfiguration
         let dispatcher = try Self.dispatcher(
-            signers: signers, upstream: upstream, configuration: dispatchConfiguration, policies: policies)
+            signers: signers, payers: configuration.roninPayers, upstream: upstream,
+            configuration: dispatchConfiguration,
+            policies: policies)
         accounts = signers.map(\.address)
+        let addresses = Set(signers.map(\.address))
+        if let stray = configuration.roninPayers.first(where: { !addresses.contains($0) }) {
+            throw ServiceConfigurationError(
+                path: "roninPayers", problem: "\(stray.checksummed) is not the address of any configured key")
+        }
         current = Mutex(Current(dispatcher: dispatcher, clients: configuration.clients))
     }
 
-    /// One dispatcher with every signer registered.
+    /// One dispatcher with every signer registered: the Ronin payers for sponsoring alone, the others for their
+    /// own accounts' methods.
     private static func dispatcher(
-        signers: [any PrehashSigner], upstream: [ChainID: JSONRPCClient], configuration: DispatchConfiguration,
-        policies: [any ActionPolicy]
+        signers: [any PrehashSigner], payers: Set<Address>, upstream: [ChainID: JSONRPCClient],
+        configuration: DispatchConfiguration, policies: [any ActionPolicy]
     ) throws(ServiceConfigurationError) -> RpcDispatcher {
         let nodes: [ChainID: any EthereumNode] = upstream.mapValues { $0 }
         let policies = DefaultTransactionCaps.applied(to: policies)
         let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration) { policies }
         for (index, signer) in signers.enumerated() {
-            do { try dispatcher.register(signer) } catch {
+            let methods: Set<RpcMethod> =
+                payers.contains(signer.address) ? [.sponsorTransaction] : RpcMethod.accountMethods
+            do { try dispatcher.register(signer, methods: methods) } catch {
                 throw ServiceConfigurationError(path: "keys[\(index)]", problem: "\(error)")
             }
         }
@@ -112,7 +122,9 @@ public final class SignerService: Sendable {
         guard !clients.isEmpty else { throw .init(path: "clients", problem: "at least one client is needed") }
         try ServiceClient.requireDistinct(clients)
         let dispatcher = try Self.dispatcher(
-            signers: signers, upstream: upstream, configuration: dispatchConfiguration, policies: policies)
+            signers: signers, payers: configuration.roninPayers, upstream: upstream,
+            configuration: dispatchConfiguration,
+            policies: policies)
         current.withLock { $0 = Current(dispatcher: dispatcher, clients: clients) }
     }
 

@@ -31,14 +31,17 @@ public enum PolicyFile {
     public static let members: [String] = [
         "allowedChains", "allowedMethods", "nativeValueCap", "feeCap", "gasLimitCap", "tokenSpendCap",
         "refuseUncappedTokens", "noUnlimitedApprovals", "allowedSpenders", "allowedRecipients", "maxValiditySeconds",
-        "requireRecognized", "signInOrigins", "allowedDelegates",
+        "requireRecognized", "signInOrigins", "allowedDelegates", "roninSponsor", "roninSponsorQuota",
     ]
 
     /// The policies of a policy file's JSON text, in a fixed order (chains, methods, value, fees, gas, then
-    /// the intent policies). `now` is the clock of ``MaxValidity``.
-    public static func policies(jsonText: String, now: @escaping @Sendable () -> Date = { Date() })
-        throws(PolicyFileError) -> [any ActionPolicy]
-    {
+    /// the intent policies, then sponsorship). `now` is the wall clock of ``MaxValidity`` and of the Ronin sponsor
+    /// policy and quota; `usageStore` keeps the quota's counts (in this process's memory when `nil`: the signer
+    /// service passes its SQLite or PostgreSQL store).
+    public static func policies(
+        jsonText: String, now: @escaping @Sendable () -> Date = { Date() },
+        usageStore: (any UsageCounterStore)? = nil
+    ) throws(PolicyFileError) -> [any ActionPolicy] {
         let root = try Reader(parsing: jsonText)
         try root.object(allowing: members, kind: "policy")
         var policies: [any ActionPolicy] = []
@@ -122,6 +125,11 @@ public enum PolicyFile {
                     }))
         }
         if let value = root["allowedDelegates"].ifPresent { policies.append(try AllowedDelegates(policyFile: value)) }
+        if let value = root["roninSponsor"].ifPresent { policies.append(try roninSponsorPolicy(value, now: now)) }
+        if let value = root["roninSponsorQuota"].ifPresent {
+            policies.append(
+                try roninSponsorQuota(value, store: usageStore ?? MemoryUsageCounterStore(), now: now))
+        }
         return policies
     }
 
