@@ -219,7 +219,7 @@ struct RoninSponsorshipTests {
         // The gas-cost limit: 21000 gas × fee per transaction, two fit, the third does not.
         let cost = try #require(row.request.gasLimit?.multiplied(by: row.request.maxFeePerGas ?? .zero))
         let costQuota = RoninSponsorQuota(
-            maximumTransactions: nil, maximumGasCost: try #require(cost.multiplied(by: UInt256(2))),
+            maximumTransactions: nil, maximumGasCost: cost.adding(cost),
             store: MemoryUsageCounterStore(), now: { clock.date })
         let byCost = try Self.dispatcher(payer: row.payer) { costQuota }
         for _ in 0..<2 { _ = try await byCost.sign(actions: [row.action()]) }
