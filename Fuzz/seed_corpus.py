@@ -96,6 +96,9 @@ def seeds_wallet_rpc_actions():
     for r in rows("eip712.jsonl")[:8]:
         out.append(compact([{"chainId": "eip155:1", "method": "eth_signTypedData_v4",
                              "params": [r["address"], r["typedData"]]}]))
+    for r in rows("ronin_sponsored.jsonl")[:4]:
+        out.append(compact([{"chainId": "eip155:" + str(r["chainId"]), "method": "ronin_sponsorTransaction",
+                             "params": [r["tx"]]}]))
     return out
 
 
@@ -233,6 +236,11 @@ def seeds_policy_file():
                  "allowedSpenders": ["0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"], "maxValiditySeconds": 3600,
                  "allowedDelegates": {"addresses": ["0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"],
                                       "allowAnyChain": False}}),
+        compact({"roninSponsor": {"allowedCalls": [{"contract": "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf",
+                                                    "selectors": ["0xa9059cbb"]}],
+                                  "maxGas": "300000", "maxFeePerGas": "30000000000", "maxExpirySeconds": 600,
+                                  "allowNoExpiry": False, "allowContractCreation": False},
+                 "roninSponsorQuota": {"windowSeconds": 86400, "maxTransactions": 20, "maxGasCost": "1000000"}}),
         compact({"tokens": [{"chainId": 8453, "address": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
                              "symbol": "USDC", "decimals": 6}]}),
     ]

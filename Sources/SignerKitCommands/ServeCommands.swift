@@ -20,7 +20,9 @@ enum ServeCommands {
             Serves JSON-RPC 2.0 (batches too) at / with Authorization: Bearer <token>: eth_accounts, eth_chainId,
             personal_sign, eth_signTypedData_v4 (and eth_signTypedData), eth_signTransaction, eth_sendTransaction
             (filled and broadcast through the chain's upstream node), signerkit_signActions (wallet RPC actions →
-            their results in order, all or nothing) and signerkit_preview; eth_sign only with "enableEthSign";
+            their results in order, all or nothing), signerkit_preview and, for the keys of "roninPayers",
+            ronin_sponsorTransaction (a player's 0x64 request back with the payer's signature); eth_sign only
+            with "enableEthSign";
             the read-only methods of "passThrough" (eth_blockNumber, eth_call, eth_getBalance, … by default) are passed
             to the default chain's upstream node, and no other. GET /healthz answers {"status":"ok","version":"X.Y.Z"}.
             A missing or unknown token gets HTTP 401. Prints "listening http://HOST:PORT" on stderr once ready;
