@@ -26,6 +26,8 @@ public final class SignerService: Sendable {
     /// Where transactions are journalled before they are broadcast (`nil`: no journal).
     let journal: (any TransactionJournal)?
     private let signers: [any PrehashSigner]
+    /// Whole-method backends (remote signers), registered after the keys.
+    private let backends: [any WalletRpcSigner]
     private let dispatchConfiguration: DispatchConfiguration
     private let current: Mutex<Current>
 
@@ -39,11 +41,13 @@ public final class SignerService: Sendable {
     /// through `upstream` clients, under `policies`, recording every transaction in `journal` before it is
     /// broadcast, and keeping the answers of requests sent with an idempotency key in `idempotency` (both in
     /// the configured ``ServiceStore`` in `signerkit serve`). With an `audit` trail, a call that may broadcast
-    /// is signed only once its intent is on the trail (no audit, no broadcast).
+    /// is signed only once its intent is on the trail (no audit, no broadcast). `backends` (remote signers) sign
+    /// their accounts' messages, typed data and `eth_signTransaction`, verified like the keys' results.
     ///
-    /// - Throws: ``ServiceConfigurationError`` when two keys have one address.
+    /// - Throws: ``ServiceConfigurationError`` when two keys (or backends) have one address.
     public init(
-        configuration: ServiceConfiguration, signers: [any PrehashSigner], upstream: [ChainID: JSONRPCClient],
+        configuration: ServiceConfiguration, signers: [any PrehashSigner], backends: [any WalletRpcSigner] = [],
+        upstream: [ChainID: JSONRPCClient],
         policies: [any ActionPolicy] = [], previewer: SigningPreviewer = SigningPreviewer(),
         journal: (any TransactionJournal)? = nil, idempotency: (any IdempotencyStore)? = nil,
         audit: (any AuditTrail)? = nil, clock: any SignerClock = SystemClock()
@@ -55,6 +59,7 @@ public final class SignerService: Sendable {
         self.idempotency = idempotency
         self.audit = audit
         self.signers = signers
+        self.backends = backends
         var dispatchConfiguration = DispatchConfiguration()
         dispatchConfiguration.previewer = previewer
         dispatchConfiguration.journal = journal
@@ -64,15 +69,16 @@ public final class SignerService: Sendable {
         dispatchConfiguration.nonceReservationLease = configuration.limits.requestTimeout * 2
         self.dispatchConfiguration = dispatchConfiguration
         let dispatcher = try Self.dispatcher(
-            signers: signers, upstream: upstream, configuration: dispatchConfiguration, policies: policies)
-        accounts = signers.map(\.address)
+            signers: signers, backends: backends, upstream: upstream, configuration: dispatchConfiguration,
+            policies: policies)
+        accounts = signers.map(\.address) + backends.flatMap(\.accounts)
         current = Mutex(Current(dispatcher: dispatcher, clients: configuration.clients))
     }
 
-    /// One dispatcher with every signer registered.
+    /// One dispatcher with every signer and backend registered.
     private static func dispatcher(
-        signers: [any PrehashSigner], upstream: [ChainID: JSONRPCClient], configuration: DispatchConfiguration,
-        policies: [any ActionPolicy]
+        signers: [any PrehashSigner], backends: [any WalletRpcSigner], upstream: [ChainID: JSONRPCClient],
+        configuration: DispatchConfiguration, policies: [any ActionPolicy]
     ) throws(ServiceConfigurationError) -> RpcDispatcher {
         let nodes: [ChainID: any EthereumNode] = upstream.mapValues { $0 }
         let policies = DefaultTransactionCaps.applied(to: policies)
@@ -80,6 +86,11 @@ public final class SignerService: Sendable {
         for (index, signer) in signers.enumerated() {
             do { try dispatcher.register(signer) } catch {
                 throw ServiceConfigurationError(path: "keys[\(index)]", problem: "\(error)")
+            }
+        }
+        for backend in backends {
+            do { try dispatcher.register(backend) } catch {
+                throw ServiceConfigurationError(path: "keys (\(backend.name))", problem: "\(error)")
             }
         }
         return dispatcher
@@ -112,7 +123,8 @@ public final class SignerService: Sendable {
         guard !clients.isEmpty else { throw .init(path: "clients", problem: "at least one client is needed") }
         try ServiceClient.requireDistinct(clients)
         let dispatcher = try Self.dispatcher(
-            signers: signers, upstream: upstream, configuration: dispatchConfiguration, policies: policies)
+            signers: signers, backends: backends, upstream: upstream, configuration: dispatchConfiguration,
+            policies: policies)
         current.withLock { $0 = Current(dispatcher: dispatcher, clients: clients) }
     }
 
