@@ -46,8 +46,13 @@ struct RemoteSignerCall: Sendable {
                 throw .invalid("the transaction is not an object")
             }
             transaction["from"] = account
-            // The remote signs for the action's chain, whatever it is configured with.
+            // signerkit serve signs for the chain the transaction names; web3signer for its configured chain
+            // (another chain's answer is refused by verification), and it reads the calldata from `data` only.
             if transaction["chainId"] == nil { transaction["chainId"] = .string(request.chainId.hexQuantity) }
+            if kind == .web3signer, transaction["data"] == nil, let input = transaction["input"] {
+                transaction["data"] = input
+                transaction["input"] = nil
+            }
             method = "eth_signTransaction"
             params = [.object(transaction)]
             returnsTransaction = true

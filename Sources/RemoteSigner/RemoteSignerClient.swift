@@ -13,7 +13,7 @@ import SignerKitCurl
 /// are also repeated after a lost answer or a 5xx, with back-off on ``clock``; a signing call whose answer is
 /// lost is never repeated (``RemoteSignerError/outcomeUnknown(call:reason:)``). `eth_sendTransaction` is not
 /// a call this client makes: the dispatcher broadcasts through its own journalled pipeline.
-public struct RemoteSignerClient: Sendable {
+public struct RemoteSignerClient: Sendable, CustomStringConvertible {
     /// Where the remote listens.
     public let endpoint: RemoteSignerEndpoint
     /// Which API it speaks.
@@ -143,6 +143,9 @@ public struct RemoteSignerClient: Sendable {
         }
         return response
     }
+
+    /// `RemoteSignerClient(<kind> at <url>)`; never the token.
+    public var description: String { "RemoteSignerClient(\(kind.rawValue) at \(endpoint))" }
 
     /// The REST calls' retries: 2, from 100 ms doubling to at most 1 s, half of each wait at random.
     static let retryPolicy = HTTPRetryPolicy(

@@ -161,6 +161,22 @@ struct RemoteSignerStandInTests {
         }
     }
 
+    @Test("a remote configured for another chain signs for it: refused by verification (chainId)")
+    func otherChain() async throws {
+        let standIn = try await Web3SignerStandIn.start(keys: [TestKeys.alphaHex], chainId: 1)
+        defer { standIn.stop() }
+        let dispatcher = try RemoteActions.dispatcher(try await RemoteSignerBackend.connect(try Self.client(standIn)))
+        let transaction = try RemoteActions.list(
+            [Actions.signTransaction(.sdk, RemoteActions.transactions(from: TestKeys.alphaAddress)[2])])
+        do throws(DispatchError) {
+            let signed = try await dispatcher.sign(actions: transaction)
+            Issue.record("a transaction for chain 1 was bundled for chain 2021: \(signed.results)")
+        } catch {
+            guard case .verificationFailed(let reason) = error.kind else { throw error }
+            #expect(reason.contains("chainId 1 is not 2021"), "\(reason)")
+        }
+    }
+
     @Test("typed errors: unreachable, an account the remote does not hold, the remote's JSON-RPC error")
     func errors() async throws {
         let refusing = try RefusingPort()

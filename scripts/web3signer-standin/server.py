@@ -4,7 +4,8 @@
 Written from web3signer's published API documentation (JSON-RPC: eth_accounts, eth_sign, eth_signTypedData,
 eth_signTransaction; REST: POST /api/v1/eth1/sign/{publicKey} signing keccak256(data), GET
 /api/v1/eth1/publicKeys, GET /upcheck). No web3signer code: web3signer itself (Java) never runs in the tests.
-Keys come from --key-file (0x-hex private key files). With --lie MODE it answers with something a signer
+Keys come from --key-file (0x-hex private key files); transactions are signed for --chain-id, as web3signer
+signs for its configured chain, and only the members web3signer reads are read. With --lie MODE it answers with something a signer
 must never return, so the tests can show SignerKit's dispatcher refusing it:
     other-key    every signature made by another key
     tampered-tx  eth_signTransaction returns a correctly signed transaction whose value is one wei more
@@ -102,8 +103,9 @@ class Signer:
             "nonce": quantity("nonce"),
             "gas": quantity("gas"),
             "value": quantity("value") or 0,
-            "data": request.get("data") or request.get("input") or "0x",
-            "chainId": quantity("chainId") if request.get("chainId") is not None else self.chain_id,
+            "data": request.get("data") or "0x",
+            # As web3signer: its configured chain id, whatever the request says (unknown members are ignored).
+            "chainId": self.chain_id,
         }
         if request.get("to"):
             transaction["to"] = to_checksum_address(request["to"])
