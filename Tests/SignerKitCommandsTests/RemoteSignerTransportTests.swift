@@ -60,6 +60,18 @@ struct RemoteSignerTransportTests {
             }
             #expect(call == "eth_sign")
         }
+        // eth_sendTransaction is never forwarded: refused before any request.
+        var send = RemoteActions.transactions(from: TestKeys.alphaAddress)[2].objectValue ?? JSONObject()
+        send["chainId"] = nil
+        let sendAction = try RemoteActions.list([
+            Actions.action(.sdk, method: "eth_sendTransaction", params: .array([.object(send)]))
+        ])
+        do throws(DispatchError) {
+            _ = try await dispatcher.sign(actions: sendAction)
+            Issue.record("eth_sendTransaction went to a remote signer")
+        } catch {
+            guard case .unknownAccount = error.kind else { throw error }
+        }
         #expect(transport.requests.count == 2)  // eth_accounts, then eth_sign once
         #expect(clock.waits.isEmpty)
         #expect(transport.requests[1].deadline <= deadline)
