@@ -6,8 +6,10 @@ import RemoteSigner
 /// in the remote; every answer is verified by the dispatcher (docs/KMS.md, "Remote signers"). The token is
 /// never taken from the command line.
 ///
-/// The remote signs whole requests, never a bare digest, so it serves the commands that sign through the
-/// dispatcher (`actions sign`) and `key address`; the digest-level commands refuse it with a usage error.
+/// The remote signs whole requests, never a bare digest: `key address`, `sign` (the dispatcher's command) and
+/// `message sign`, `typed-data sign`, `tx sign` (one request each, ``RemoteSigning``) take it; the commands
+/// that need a key's digest signature (`siwe`, `auth`, `pay`, `waypoint`, `tx sponsor`, `typed-data sign
+/// --jsonl`) refuse it with a usage error.
 enum RemoteSignerOptions {
     /// `--remote-signer URL`.
     static let url = FlagSpec.option(
@@ -87,7 +89,8 @@ enum RemoteSignerOptions {
     /// The refusal of a command that signs bare digests.
     static func notAKey(_ options: ParsedOptions) -> CommandFailure {
         .usage(
-            "\(url.name) signs whole requests, not digests: use it with `signerkit actions sign` or `key address`",
+            "\(url.name) signs whole requests, not digests: use it with key address, sign, message sign, "
+                + "typed-data sign or tx sign",
             command: options.commandPath)
     }
 }

@@ -76,7 +76,7 @@ enum SigningKeyOptions {
         credentials file ($AWS_SHARED_CREDENTIALS_FILE, profile $AWS_PROFILE); --remote-signer URL
         --remote-account 0xADDR with --remote-signer-kind web3signer|signerkit (default web3signer) and
         --remote-token-file F (else $SIGNERKIT_REMOTE_TOKEN): an account of a remote signer, every answer
-        verified (only for commands that sign through the dispatcher, and key address). Keys, passwords and PINs are
+        verified (key address, sign, message sign, typed-data sign and tx sign). Keys, passwords and PINs are
         never taken from arguments. Key, password and PIN files must be regular files (not symlinks or
         FIFOs) of mode 0600 or stricter (--allow-insecure-permissions waives the symlink and mode checks);
         password and PIN files lose one trailing newline (LF or CR LF) and nothing else.

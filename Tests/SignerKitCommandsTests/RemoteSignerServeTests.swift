@@ -65,8 +65,31 @@ struct RemoteSignerServeTests {
         #expect(!refused.stderr.contains("wrong-token-5e2a"))
         let beta = TestKeys.other.address.checksummed
         expectInvalid(await signerkit(["key", "address"] + remote(beta)), "does not hold account \(beta)")
-        let digestOnly = await signerkit(["message", "sign", "--text", "hi"] + remote())
-        #expect(digestOnly.status != 0 && digestOnly.stderr.contains("signs whole requests, not digests"))
+        // One request each, signed by the remote and verified before it is printed.
+        let message = await signerkit(["message", "sign", "--text", "hello, actions"] + remote())
+        expectSuccess(
+            await signerkit([
+                "recover", "message", "--text", "hello, actions", "--signature",
+                message.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+            ]),
+            [TestKeys.alphaAddress])
+        let ronin = Fixtures.path("ronin_order.json")
+        let typed = await signerkit(["typed-data", "sign", ronin] + remote())
+        expectSuccess(
+            await signerkit([
+                "recover", "typed-data", ronin, "--signature",
+                typed.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+            ]),
+            [TestKeys.alphaAddress])
+        let transaction = try directory.write("tx.json", Actions.transaction.serialized)
+        let tx = await signerkit(["tx", "sign", transaction] + remote())
+        #expect(tx.status == 0, "\(tx)")
+        let raw = try #require(try JSONValue(parsing: tx.stdout)["raw"]?.stringValue, "\(tx)")
+        let signed = try SignedTransaction.decode(hex: raw)
+        #expect(try signed.recoverSender() == RemoteActions.alpha && signed.transaction.value == 42)
+        let digestOnly = await signerkit(["typed-data", "sign", "--jsonl"] + remote())
+        #expect(digestOnly.status != 0 && digestOnly.stderr.contains("--jsonl signs with a key"), "\(digestOnly)")
+
         let orphan = await signerkit(["key", "address", "--remote-account", TestKeys.alphaAddress])
         #expect(orphan.status != 0 && orphan.stderr.contains("--remote-account needs --remote-signer"))
         // The token may come from the environment instead of a file.
