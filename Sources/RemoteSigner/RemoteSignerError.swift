@@ -36,7 +36,7 @@ public enum RemoteSignerError: Error, Sendable, Equatable, CustomStringConvertib
         case .unreachable(let url, let reason): "remote signer \(url) unreachable: \(reason)"
         case .timedOut(let url, let call): "remote signer \(url): \(call) got no answer before the deadline"
         case .unauthorized(let url, let status):
-            "remote signer \(url) refused the bearer token (HTTP \(status)): check the token file"
+            "remote signer \(url) refused the bearer token (HTTP \(status)): check the token"
         case .httpStatus(let url, let call, let status): "remote signer \(url): \(call) answered HTTP \(status)"
         case .rpc(let call, let code, let message): "remote signer: \(call) failed with error \(code) \(message)"
         case .malformedAnswer(let call, let field, let reason):

@@ -132,6 +132,16 @@ struct RemoteSignerServeTests {
         expectInvalid(
             await signerkit(["serve", "check-config", "--config", try config(#", "accounts": ["\#(beta)"]"#)]),
             "keys[0]", "does not hold account \(beta)")
+        expectInvalid(
+            await signerkit(["serve", "check-config", "--config", try config(#", "accounts": []"#)]),
+            "keys[0].remoteSigner.accounts")
+        let badKind = try front.write(
+            "bad.json",
+            #"{"listen": "127.0.0.1:0", "keys": [{"remoteSigner": {"url": "http://127.0.0.1:1", "kind": "vault"}}], "clients": [{"name": "app", "tokenSha256": "\#(ServeTests.tokenHash)"}]}"#
+        )
+        expectInvalid(
+            await signerkit(["serve", "check-config", "--config", badKind]), "keys[0].remoteSigner.kind",
+            "web3signer or signerkit")
         let service = try await ServiceProcess.start(
             config: try config(#", "accounts": ["\#(TestKeys.alphaAddress)"]"#))
         defer { service.stopInBackground() }

@@ -215,7 +215,17 @@ struct RemoteSignerStandInTests {
             }
             #expect(call == "eth_signTransaction" && code == -32602 && message.hasPrefix("\"nonce and gas"))
         }
-        #expect(throws: RemoteSignerError.self) { _ = try RemoteSignerEndpoint("http://signer.example.com") }
-        #expect(throws: RemoteSignerError.self) { _ = try RemoteSignerEndpoint("https://user:pw@signer.example.com") }
+        // Plain http only to this machine; https anywhere; never credentials or a query in the URL.
+        for refused in [
+            "http://signer.example.com", "http://127.0.0.1.example.com", "https://user:pw@signer.example.com",
+            "https://signer.example.com/?token=x", "ftp://127.0.0.1", "signer.example.com",
+        ] {
+            #expect(throws: RemoteSignerError.self, "\(refused)") { _ = try RemoteSignerEndpoint(refused) }
+        }
+        for accepted in [
+            "http://127.0.0.1:9000", "http://localhost:9000", "http://[::1]:9000", "https://signer.example.com/w3s",
+        ] {
+            #expect((try? RemoteSignerEndpoint(accepted)) != nil, "\(accepted)")
+        }
     }
 }
