@@ -111,6 +111,27 @@ struct RemoteSignerServeTests {
             "unreachable")
     }
 
+    @Test("tx sign through the remote: a type-4 (EIP-7702) vector byte for byte, its authorizations kept")
+    func setCodeVector() async throws {
+        let vector = try #require(try SetCodeVector.all.first)
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("k.hex", vector.privateKey + "\n")
+        let config = try directory.write(
+            "service.json",
+            #"{"listen": "127.0.0.1:0", "keys": [{"keyFile": "k.hex"}], "clients": [{"name": "app", "tokenSha256": "\#(ServeTests.tokenHash)"}]}"#
+        )
+        let service = try await ServiceProcess.start(config: config)
+        defer { service.stopInBackground() }
+        let token = try directory.write("remote.token", ServeTests.token + "\n")
+        let file = try directory.write("tx.json", vector.transactionJSON)
+        expectSuccess(
+            await signerkit([
+                "tx", "sign", file, "--remote-signer", service.url.absoluteString, "--remote-account", vector.sender,
+                "--remote-signer-kind", "signerkit", "--remote-token-file", token,
+            ]),
+            ["{\"raw\":\"\(vector.rawTransaction)\",\"hash\":\"\(vector.hash)\"}"])
+    }
+
     @Test("serve with a remoteSigner key: every account the remote lists, signing through both services")
     func chainedService() async throws {
         let directory = try TemporaryDirectory()
