@@ -37,8 +37,11 @@ struct RemoteSignerCall: Sendable {
             } else {
                 typedData = document
             }
-            method = kind == .web3signer ? "eth_signTypedData" : "eth_signTypedData_v4"
-            params = [account, typedData]
+            switch kind {
+            // web3signer reads the document as a JSON string (later versions also take an object).
+            case .web3signer: (method, params) = ("eth_signTypedData", [account, .string(typedData.serialized)])
+            case .signerkit: (method, params) = ("eth_signTypedData_v4", [account, typedData])
+            }
             returnsTransaction = false
         case .transaction:
             guard request.method == .signTransaction else { throw .unsupported(request.method.rawValue) }

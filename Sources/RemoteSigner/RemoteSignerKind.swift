@@ -3,7 +3,7 @@
 /// | dispatcher method | `web3signer` (eth1 JSON-RPC) | `signerkit` (`signerkit serve`) |
 /// |---|---|---|
 /// | `personal_sign` | `eth_sign [address, data]` (EIP-191 prefix applied remotely) | `personal_sign [data, address]` |
-/// | `eth_signTypedData_v4` | `eth_signTypedData [address, typedData]` | `eth_signTypedData_v4 [address, typedData]` |
+/// | `eth_signTypedData_v4` | `eth_signTypedData [address, typedDataJSONText]` | `eth_signTypedData_v4 [address, typedData]` |
 /// | `eth_signTransaction` | `eth_signTransaction [tx]` | `eth_signTransaction [tx]` |
 /// | `eth_sendTransaction` | never forwarded | never forwarded |
 ///
