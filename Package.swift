@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "RedirectSignerTransports", targets: ["RedirectSignerTransports"]),
         .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
         .library(name: "AWSKMSSigner", targets: ["AWSKMSSigner"]),
+        .library(name: "RemoteSigner", targets: ["RemoteSigner"]),
         .library(name: "WalletConnectPay", targets: ["WalletConnectPay"]),
         .library(name: "WalletConnectPayPage", targets: ["WalletConnectPayPage"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
@@ -190,6 +191,14 @@ let package = Package(
             dependencies: ["SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl"],
             swiftSettings: strictSwift
         ),
+        // Keys held by another signer service (web3signer's eth1 API, another `signerkit serve`) (docs/KMS.md).
+        .target(
+            name: "RemoteSigner",
+            dependencies: [
+                "SignerKit", "EthereumPrimitives", "EthereumRPC", "SignerKitHTTP", "SignerKitCurl", "SignerKitSupport",
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "WalletConnectPay",
             dependencies: [
@@ -256,6 +265,7 @@ let package = Package(
                 "SignerKitSupport",
                 "WalletConnectPayTesting", "RedirectSignerTesting", "SignerKitService", "SignerKitSQLite",
                 "SignerKitPostgres",
+                "RemoteSigner",
             ],
             swiftSettings: strictSwift
         ),
@@ -381,6 +391,7 @@ let package = Package(
                 "SignerKitTestSupport",
                 "WalletConnectPay", "AWSKMSSigner",
                 "WalletConnectPayTesting", "Secp256k1", "SignerKitSQLite", "SignerKitSupport",
+                "RemoteSigner",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift

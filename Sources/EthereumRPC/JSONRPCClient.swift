@@ -34,18 +34,23 @@ public final class JSONRPCClient: EthereumNode {
     public let maxResponseBytes: Int
     /// Where each call's deadline and every wait between attempts are read.
     public let clock: any SignerClock
+    /// Header fields every request also carries (a remote signer's `Authorization: Bearer …`); never shown in
+    /// an error or a description.
+    private let extraHeaders: [HTTPHeader]
 
     private let nextID = Atomic<Int>(0)
     /// The retrying call every request goes through.
     private let http: RetryingHTTPCall
 
     /// A client for the node at `url`; each call may take up to `timeout` (30 s), with up to `maxRetries`
-    /// (2) repeats where safe, bodies up to `maxResponseBytes` (8 MiB), its waits on `clock` (the system's).
+    /// (2) repeats where safe, bodies up to `maxResponseBytes` (8 MiB), its waits on `clock` (the system's);
+    /// every request also carries `headers` (none by default).
     public init(
         url: URL, timeout: Duration = .seconds(30), transport: any HTTPTransport = CurlHTTPTransport.shared,
         maxRetries: Int = 2, maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes,
-        clock: any SignerClock = SystemClock()
+        clock: any SignerClock = SystemClock(), headers: [HTTPHeader] = []
     ) {
+        extraHeaders = headers
         self.url = url
         self.timeout = timeout
         self.transport = transport
@@ -193,7 +198,8 @@ public final class JSONRPCClient: EthereumNode {
     private func post(_ body: JSONValue, deadline: ContinuousClock.Instant) -> HTTPRequest {
         HTTPRequest(
             method: "POST", url: url,
-            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],
+            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")]
+                + extraHeaders,
             body: Array(body.serialized.utf8), deadline: deadline, connectTimeout: min(timeout, .seconds(10)),
             maxResponseBytes: maxResponseBytes)
     }
@@ -306,6 +312,8 @@ public final class JSONRPCClient: EthereumNode {
         }
         if let error = object["error"], error != .null {
             guard case .object(let errorObject) = error else {
+                // Not a JSON-RPC error (a gateway's or an authenticating server's own body): the status says more.
+                if !(200..<300).contains(status) { throw .http(status: status, method: method) }
                 throw reader.fail("error is a \(error.kindName), not an object")
             }
             guard case .number(let codeText)? = errorObject["code"], let code = Int(codeText) else {

@@ -58,7 +58,7 @@ enum ActionCommands {
         let previewer = try PreviewOptions.previewer(options)
         let idempotencyKey = try TransactionSafetyOptions.idempotencyKey(options)
         let actions = try parse(try source.readText(io: context.io))
-        let signer = try await loadSigningKey(options, io: context.io)
+        let signer = try await loadSigningBackend(options, io: context.io)
 
         var nodes: [ChainID: any EthereumNode] = [:]
         var configuration = DispatchConfiguration()
@@ -71,7 +71,7 @@ enum ActionCommands {
             configuration.journal = try TransactionSafetyOptions.journal(options, io: context.io)
         }
         let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration) { policies }
-        do { try dispatcher.register(signer) } catch { throw .invalidInput("\(error)") }
+        do { try signer.register(in: dispatcher) } catch { throw .invalidInput("\(error)") }
         let signed: SignedActions
         do { signed = try await dispatcher.sign(actions: actions, idempotencyKey: idempotencyKey) } catch {
             throw CommandFailure.invalidInput(error.description).noting(TransactionSafetyOptions.broadcastNotes(error))

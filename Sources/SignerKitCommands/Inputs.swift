@@ -145,6 +145,11 @@ enum TypedDataInput {
         return try hashes(parse(InputSource.text(line, label: "line \(number)")))
     }
 
+    /// The chain a document is signed for: its `domain.chainId`, else 1 (the digest does not depend on it).
+    static func chain(of typedData: TypedData) throws(CommandFailure) -> UInt256 {
+        do { return try typedData.domainChainId() ?? 1 } catch { throw .invalidInput(error.description) }
+    }
+
     /// Domain separator, struct hash and digest.
     static func hashes(_ typedData: TypedData) throws(CommandFailure) -> TypedDataHashes {
         do { return try typedData.hashes() } catch { throw .invalidInput(error.description) }

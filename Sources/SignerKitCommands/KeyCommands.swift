@@ -37,7 +37,7 @@ enum KeyCommands {
 
     /// Loads the key and prints its address.
     static func runAddress(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
-        let signer = try await loadSigningKey(context.options, io: context.io)
+        let signer = try await loadSigningBackend(context.options, io: context.io)
         context.printLine(signer.address.checksummed)
         return .success
     }

@@ -33,6 +33,14 @@ enum MessageCommands {
     /// Prints the signature.
     static func runSign(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
         let message = try MessageInput.bytes(context.options)
+        if try SigningKeyOptions.checkPresent(context.options) == .remote {
+            // personal_sign's digest does not depend on the chain: any eip155 chain routes it.
+            context.printLine(
+                try await RemoteSigning.result(.personalSign, chain: 1, context.options, io: context.io) {
+                    .array([.string(Hex.encode(message)), .string($0.checksummed)])
+                })
+            return .success
+        }
         let signer = try await loadSigningKey(context.options, io: context.io)
         let signature = try await SignerKitCommands.sign(PersonalMessage.digest(message), with: signer)
         context.printLine(signature.hex)

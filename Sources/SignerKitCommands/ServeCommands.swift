@@ -51,7 +51,13 @@ enum ServeCommands {
         }
         let allowInsecure = SecretFile.allowsInsecure(options)
         var signers: [any PrehashSigner] = []
+        var backends: [any WalletRpcSigner] = []
         for (index, source) in configuration.keys.enumerated() {
+            if case .remoteSigner = source {
+                backends.append(
+                    try await ServeRemoteSigners.backend(source, path: "keys[\(index)]", allowInsecure: allowInsecure))
+                continue
+            }
             signers += try await ServeKeys.signers(
                 source, path: "keys[\(index)]", environment: context.io.environment, allowInsecure: allowInsecure)
         }
@@ -61,13 +67,15 @@ enum ServeCommands {
         let service: SignerService
         do {
             service = try SignerService(
-                configuration: configuration, signers: signers, upstream: upstream, policies: policies,
+                configuration: configuration, signers: signers, backends: backends, upstream: upstream,
+                policies: policies,
                 journal: stores.journal, idempotency: stores.idempotency, audit: stores.auditTrail)
         } catch {
             throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
         }
         if checkOnly {
-            context.printLine("configuration OK: \(signers.count) key(s), \(configuration.clients.count) client(s)")
+            context.printLine(
+                "configuration OK: \(service.accounts.count) key(s), \(configuration.clients.count) client(s)")
             return .success
         }
         // One instance per SQLite store: every nonce reservation and open claim found at start is then one a
@@ -198,6 +206,8 @@ enum ServeKeys {
             case .awsKMS:
                 // An entry that may stand for many keys: ``signers(_:path:environment:allowInsecure:)`` loads it.
                 throw CommandFailure.invalidInput("AWS KMS keys are loaded with the other keys of the entry")
+            case .remoteSigner:
+                throw CommandFailure.invalidInput("a remote signer is a backend (ServeRemoteSigners), not a key")
             }
         } catch {
             throw .invalidInput("configuration: \(path): \(error.message)")

@@ -14,6 +14,8 @@ import SignerKit
 ///   `$SIGNERKIT_PKCS11_MODULE`);
 /// - `--aws-kms-key-id ID` with `--aws-region R` and `--aws-endpoint-url URL` (else the AWS variables): an
 ///   `ECC_SECG_P256K1` key in AWS KMS (``AWSKMSOptions``).
+/// - `--remote-signer URL --remote-account 0xADDR`: an account of a remote signer (``RemoteSignerOptions``),
+///   for the commands that sign through the dispatcher (``loadSigningBackend(_:io:)``).
 ///
 /// New key sources add their flags to ``flags`` and a branch to ``loadSigningKey(_:io:)``;
 /// commands that sign need no change.
@@ -45,9 +47,12 @@ enum SigningKeyOptions {
             keyFile, keystore, passwordFile, pkcs11Module, tokenLabel, keyLabel, keyID, pinFile,
             SecretFile.allowInsecureFlag,
         ] + AWSKMSOptions.flags
+        + RemoteSignerOptions.flags
 
     /// The flag that selects each source (the others only qualify one), for messages.
-    static var flagNames: [String] { [keyFile.name, keystore.name, pkcs11Module.name, AWSKMSOptions.keyID.name] }
+    static var flagNames: [String] {
+        [keyFile.name, keystore.name, pkcs11Module.name, AWSKMSOptions.keyID.name, RemoteSignerOptions.url.name]
+    }
 
     /// The PKCS#11 flags: any of them selects the PKCS#11 source.
     static let pkcs11FlagNames: [String] = [
@@ -57,7 +62,8 @@ enum SigningKeyOptions {
     /// Synopsis fragment naming the key sources.
     static let synopsis =
         "(--key-file F | --keystore F [--password-file P] | --pkcs11-module M --token-label L --key-label K [--pin-file F]"
-        + " | --aws-kms-key-id ID [--aws-region R] [--aws-endpoint-url URL])"
+        + " | --aws-kms-key-id ID [--aws-region R] [--aws-endpoint-url URL]"
+        + " | --remote-signer URL --remote-account 0xADDR [--remote-signer-kind K] [--remote-token-file F])"
 
     /// Help paragraph on the key sources.
     static let details = """
@@ -67,7 +73,10 @@ enum SigningKeyOptions {
         ARN or alias/NAME) with --aws-region R and --aws-endpoint-url URL (else $AWS_REGION or
         $AWS_DEFAULT_REGION, $AWS_ENDPOINT_URL_KMS or $AWS_ENDPOINT_URL): an ECC_SECG_P256K1 key in AWS KMS,
         credentials from $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY, $AWS_SESSION_TOKEN or the shared
-        credentials file ($AWS_SHARED_CREDENTIALS_FILE, profile $AWS_PROFILE). Keys, passwords and PINs are
+        credentials file ($AWS_SHARED_CREDENTIALS_FILE, profile $AWS_PROFILE); --remote-signer URL
+        --remote-account 0xADDR with --remote-signer-kind web3signer|signerkit (default web3signer) and
+        --remote-token-file F (else $SIGNERKIT_REMOTE_TOKEN): an account of a remote signer, every answer
+        verified (key address, sign, message sign, typed-data sign and tx sign). Keys, passwords and PINs are
         never taken from arguments. Key, password and PIN files must be regular files (not symlinks or
         FIFOs) of mode 0600 or stricter (--allow-insecure-permissions waives the symlink and mode checks);
         password and PIN files lose one trailing newline (LF or CR LF) and nothing else.
@@ -83,6 +92,8 @@ enum SigningKeyOptions {
         case pkcs11
         /// `--aws-kms-key-id ID`.
         case awsKMS
+        /// `--remote-signer URL`.
+        case remote
     }
 
     /// Checks that exactly one key source is named (and that qualifying flags belong to it),
@@ -93,7 +104,8 @@ enum SigningKeyOptions {
     @discardableResult
     static func checkPresent(_ options: ParsedOptions) throws(CommandFailure) -> Source {
         let pkcs11Given = pkcs11FlagNames.filter(options.has)
-        var given = [keyFile.name, keystore.name, AWSKMSOptions.keyID.name].filter(options.has)
+        var given = [keyFile.name, keystore.name, AWSKMSOptions.keyID.name, RemoteSignerOptions.url.name].filter(
+            options.has)
         if let first = pkcs11Given.first { given.append(first) }
         guard given.count <= 1 else {
             throw .usage(
@@ -107,6 +119,11 @@ enum SigningKeyOptions {
         where options.has(flag.name) && !options.has(AWSKMSOptions.keyID.name) {
             throw .usage("\(flag.name) needs \(AWSKMSOptions.keyID.name)", command: options.commandPath)
         }
+        for flag in RemoteSignerOptions.qualifiers
+        where options.has(flag.name) && !options.has(RemoteSignerOptions.url.name) {
+            throw .usage("\(flag.name) needs \(RemoteSignerOptions.url.name)", command: options.commandPath)
+        }
+        if options.has(RemoteSignerOptions.url.name) { return .remote }
         if let path = options.value(keyFile.name) { return .keyFile(path) }
         if let path = options.value(keystore.name) { return .keystore(path) }
         if options.has(AWSKMSOptions.keyID.name) { return .awsKMS }
@@ -146,6 +163,8 @@ func loadSigningKey(_ options: ParsedOptions, io: any CommandIO) async throws(Co
         return try await PKCS11Options.signer(options, io: io)
     case .awsKMS:
         return try await AWSKMSOptions.signer(options, io: io)
+    case .remote:
+        throw RemoteSignerOptions.notAKey(options)
     }
 }
 

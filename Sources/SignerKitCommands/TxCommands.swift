@@ -41,9 +41,10 @@ enum TxCommands {
 
     /// Signs and prints `{"raw":…,"hash":…}`.
     static func runSign(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
-        try SigningKeyOptions.checkPresent(context.options)
+        let source = try SigningKeyOptions.checkPresent(context.options)
         let text = try InputSource(positional: context.options.positional(0)).readText(io: context.io)
         var request = try parse(text)
+        if source == .remote { return try await signRemotely(context, request: request, text: text) }
         let transaction: any TransactionFields
         let signer: any PrehashSigner
         if request.type == .roninSponsored {
@@ -62,6 +63,32 @@ enum TxCommands {
         let signature = try await SignerKitCommands.sign(transaction.signingHash, with: signer)
         let signed = transaction.signed(with: signature)
         context.printLine("{\"raw\":\"\(signed.rawTransactionHex)\",\"hash\":\"\(signed.hash.hex)\"}")
+        return .success
+    }
+
+    /// `tx sign` with `--remote-signer`: the request as given (`from` set to the remote's account when absent)
+    /// signed by the remote with `eth_signTransaction`, its answer verified by the dispatcher (it matches the
+    /// request field for field and recovers to the account), printed as with a key.
+    ///
+    /// - Throws: 65 for a request without `chainId` or a 0x64 request (a remote signs neither), or the remote's
+    ///   failure or the refusal of its answer.
+    static func signRemotely(_ context: CommandContext, request: TransactionRequest, text: String)
+        async throws(CommandFailure) -> ExitCode
+    {
+        guard let chain = request.chainId, request.type != .roninSponsored else {
+            throw .invalidInput("--remote-signer signs a transaction with a chainId, and no 0x64 request")
+        }
+        guard case .object(let object) = try? JSONValue(parsing: text) else {
+            throw .invalidInput("the transaction is not a JSON object")
+        }
+        let raw = try await RemoteSigning.result(.signTransaction, chain: chain, context.options, io: context.io) {
+            var transaction = object
+            if transaction["from"] == nil { transaction["from"] = .string($0.checksummed) }
+            return .array([.object(transaction)])
+        }
+        let signed: SignedTransaction
+        do { signed = try SignedTransaction.decode(hex: raw) } catch { throw .invalidInput("\(error)") }
+        context.printLine("{\"raw\":\"\(raw)\",\"hash\":\"\(signed.hash.hex)\"}")
         return .success
     }
 

@@ -65,7 +65,21 @@ enum TypedDataCommands {
 
     /// Signs the digest with the key from ``loadSigningKey(_:io:)``, or that of every `--jsonl` line.
     static func runSign(_ context: CommandContext) async throws(CommandFailure) -> ExitCode {
-        try SigningKeyOptions.checkPresent(context.options)
+        if try SigningKeyOptions.checkPresent(context.options) == .remote {
+            guard !context.options.has(jsonlFlag.name) else {
+                throw context.usageError("\(jsonlFlag.name) signs with a key, not with \(RemoteSignerOptions.url.name)")
+            }
+            try refuseThreadsWithoutLines(context)
+            let text = try InputSource(positional: context.options.positional(0)).readText(io: context.io)
+            let chain = try TypedDataInput.chain(of: TypedDataInput.parse(text))
+            let document: JSONValue
+            do { document = try JSONValue(parsing: text) } catch { throw .invalidInput(error.description) }
+            context.printLine(
+                try await RemoteSigning.result(.signTypedDataV4, chain: chain, context.options, io: context.io) {
+                    .array([.string($0.checksummed), document])
+                })
+            return .success
+        }
         if context.options.has(jsonlFlag.name) {
             let signer = try await loadSigningKey(context.options, io: context.io)
             return try await eachLine(context) { (line, number, hasher) throws(CommandFailure) in

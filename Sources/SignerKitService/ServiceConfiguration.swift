@@ -195,6 +195,10 @@ public enum ServiceKeySource: Sendable, Equatable {
     /// to the AWS variables; credentials come from the environment or the shared credentials file, never from
     /// the configuration.
     case awsKMS(selection: AWSKMSKeys, region: String?, endpointURL: String?)
+    /// `{"remoteSigner": {"url": U, "kind"?: "web3signer"|"signerkit", "accounts"?: [0x…], "tokenFile"?: P}}`:
+    /// accounts of another signer service (every account it lists when `accounts` is absent), its answers
+    /// verified by the dispatcher; the bearer token from the file, never from the configuration.
+    case remoteSigner(url: String, kind: String, accounts: [Address]?, tokenFile: String?)
 
     /// Which AWS KMS keys an `awsKMS` entry names.
     public enum AWSKMSKeys: Sendable, Equatable {
@@ -249,8 +253,25 @@ public enum ServiceKeySource: Sendable, Equatable {
             self = .awsKMS(
                 selection: selection, region: try kms["region"].ifPresent?.string(),
                 endpointURL: try kms["endpointURL"].ifPresent?.string())
+        } else if object["remoteSigner"] != nil {
+            try json.object(allowing: ["remoteSigner"])
+            let remote = json["remoteSigner"]
+            try remote.object(allowing: ["url", "kind", "accounts", "tokenFile"])
+            let kind = try remote["kind"].ifPresent?.string() ?? "web3signer"
+            guard ["web3signer", "signerkit"].contains(kind) else {
+                throw remote["kind"].fail("expected web3signer or signerkit")
+            }
+            var accounts: [Address]?
+            if let list = remote["accounts"].ifPresent {
+                accounts = []
+                for element in try list.elements() { accounts?.append(try element.address()) }
+                if accounts?.isEmpty == true { throw list.fail("at least one account (or no accounts member)") }
+            }
+            self = .remoteSigner(
+                url: try remote["url"].string(), kind: kind, accounts: accounts,
+                tokenFile: try remote["tokenFile"].ifPresent?.filePath(relativeTo: folder))
         } else {
-            throw json.fail("expected one of keyFile, keystore, mnemonicFile, pkcs11 or awsKMS")
+            throw json.fail("expected one of keyFile, keystore, mnemonicFile, pkcs11, awsKMS or remoteSigner")
         }
     }
 }

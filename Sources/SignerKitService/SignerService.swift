@@ -26,6 +26,8 @@ public final class SignerService: Sendable {
     /// Where transactions are journalled before they are broadcast (`nil`: no journal).
     let journal: (any TransactionJournal)?
     private let signers: [any PrehashSigner]
+    /// Whole-method backends (remote signers), registered after the keys.
+    private let backends: [any WalletRpcSigner]
     private let dispatchConfiguration: DispatchConfiguration
     private let current: Mutex<Current>
 
@@ -39,11 +41,13 @@ public final class SignerService: Sendable {
     /// through `upstream` clients, under `policies`, recording every transaction in `journal` before it is
     /// broadcast, and keeping the answers of requests sent with an idempotency key in `idempotency` (both in
     /// the configured ``ServiceStore`` in `signerkit serve`). With an `audit` trail, a call that may broadcast
-    /// is signed only once its intent is on the trail (no audit, no broadcast).
+    /// is signed only once its intent is on the trail (no audit, no broadcast). `backends` (remote signers) sign
+    /// their accounts' messages, typed data and `eth_signTransaction`, verified like the keys' results.
     ///
-    /// - Throws: ``ServiceConfigurationError`` when two keys have one address.
+    /// - Throws: ``ServiceConfigurationError`` when two keys (or backends) have one address.
     public init(
-        configuration: ServiceConfiguration, signers: [any PrehashSigner], upstream: [ChainID: JSONRPCClient],
+        configuration: ServiceConfiguration, signers: [any PrehashSigner], backends: [any WalletRpcSigner] = [],
+        upstream: [ChainID: JSONRPCClient],
         policies: [any ActionPolicy] = [], previewer: SigningPreviewer = SigningPreviewer(),
         journal: (any TransactionJournal)? = nil, idempotency: (any IdempotencyStore)? = nil,
         audit: (any AuditTrail)? = nil, clock: any SignerClock = SystemClock()
@@ -55,6 +59,7 @@ public final class SignerService: Sendable {
         self.idempotency = idempotency
         self.audit = audit
         self.signers = signers
+        self.backends = backends
         var dispatchConfiguration = DispatchConfiguration()
         dispatchConfiguration.previewer = previewer
         dispatchConfiguration.journal = journal
@@ -64,10 +69,9 @@ public final class SignerService: Sendable {
         dispatchConfiguration.nonceReservationLease = configuration.limits.requestTimeout * 2
         self.dispatchConfiguration = dispatchConfiguration
         let dispatcher = try Self.dispatcher(
-            signers: signers, payers: configuration.roninPayers, upstream: upstream,
-            configuration: dispatchConfiguration,
-            policies: policies)
-        accounts = signers.map(\.address)
+            signers: signers, payers: configuration.roninPayers, backends: backends, upstream: upstream,
+            configuration: dispatchConfiguration, policies: policies)
+        accounts = signers.map(\.address) + backends.flatMap(\.accounts)
         let addresses = Set(signers.map(\.address))
         if let stray = configuration.roninPayers.first(where: { !addresses.contains($0) }) {
             throw ServiceConfigurationError(
@@ -76,10 +80,11 @@ public final class SignerService: Sendable {
         current = Mutex(Current(dispatcher: dispatcher, clients: configuration.clients))
     }
 
-    /// One dispatcher with every signer registered: the Ronin payers for sponsoring alone, the others for their
-    /// own accounts' methods.
+    /// One dispatcher with every signer and backend registered: the Ronin payers' keys for sponsoring alone,
+    /// the other keys for their own accounts' methods.
     private static func dispatcher(
-        signers: [any PrehashSigner], payers: Set<Address>, upstream: [ChainID: JSONRPCClient],
+        signers: [any PrehashSigner], payers: Set<Address>, backends: [any WalletRpcSigner],
+        upstream: [ChainID: JSONRPCClient],
         configuration: DispatchConfiguration, policies: [any ActionPolicy]
     ) throws(ServiceConfigurationError) -> RpcDispatcher {
         let nodes: [ChainID: any EthereumNode] = upstream.mapValues { $0 }
@@ -90,6 +95,11 @@ public final class SignerService: Sendable {
                 payers.contains(signer.address) ? [.sponsorTransaction] : RpcMethod.accountMethods
             do { try dispatcher.register(signer, methods: methods) } catch {
                 throw ServiceConfigurationError(path: "keys[\(index)]", problem: "\(error)")
+            }
+        }
+        for backend in backends {
+            do { try dispatcher.register(backend) } catch {
+                throw ServiceConfigurationError(path: "keys (\(backend.name))", problem: "\(error)")
             }
         }
         return dispatcher
@@ -122,7 +132,7 @@ public final class SignerService: Sendable {
         guard !clients.isEmpty else { throw .init(path: "clients", problem: "at least one client is needed") }
         try ServiceClient.requireDistinct(clients)
         let dispatcher = try Self.dispatcher(
-            signers: signers, payers: configuration.roninPayers, upstream: upstream,
+            signers: signers, payers: configuration.roninPayers, backends: backends, upstream: upstream,
             configuration: dispatchConfiguration,
             policies: policies)
         current.withLock { $0 = Current(dispatcher: dispatcher, clients: clients) }
