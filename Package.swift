@@ -309,7 +309,11 @@ let package = Package(
         // store builder, the local EVM node, the fault-injecting proxy, child processes).
         .target(
             name: "SignerKitTestSupport",
-            dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SoftwareSigner", "AWSKMSSigner"],
+            dependencies: [
+                "EthereumPrimitives", "EthereumTransactions", "SignerKit", "SignerKitHTTP", "SignerKitCurl",
+                "SoftwareSigner",
+                "AWSKMSSigner",
+            ],
             path: "Tests/SignerKitTestSupport",
             resources: [.copy("Vectors")],
             swiftSettings: strictSwift

@@ -134,6 +134,19 @@ struct KMSSigningTests {
         #expect(types.count == 4 && types[0] >= 0xC0 && Array(types[1...]) == [0x01, 0x02, 0x04])
     }
 
+    @Test("Ronin sponsorship with KMS keys: one signs as the payer (ronin_sponsorTransaction), another as the sender")
+    func sponsoredByKMSKeys() async throws {
+        let environment = try await KMSEnvironment.start()
+        defer { environment.kms.stop() }
+        let client = try environment.client()
+        let payer = try await AWSKMSKeySigner.load(keyID: try await environment.createKey(), client: client)
+        let sender = try await AWSKMSKeySigner.load(keyID: try await environment.createKey(), client: client)
+        let outcome = try await SponsoredRoundTrip.run(payer: payer, sender: sender)
+        #expect(outcome.payer == payer.address)
+        #expect(outcome.sender == sender.address)
+        #expect(outcome.raw.first == 0x64)
+    }
+
     /// EIP-712's Mail example with `contents`.
     static func mail(contents: String) -> String {
         #"""

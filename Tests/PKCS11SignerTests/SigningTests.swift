@@ -3,6 +3,7 @@ import EthereumPrimitives
 import Foundation
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import Testing
 
 @testable import PKCS11Signer
@@ -266,6 +267,21 @@ extension TokenTests {
                 await #expect(throws: SignerError.self) { try await signer.sign(prehash: digest("mismatch \(round)")) }
             }
             #expect(signer.openSessions == 1)  // the session stays usable
+        }
+
+        @Test("Ronin sponsorship with token keys: one signs as the payer, another as the sender; both recover")
+        func sponsoredByTokenKeys() async throws {
+            let token = try await TestHSM.mainToken()
+            let payerLabel = TestHSM.uniqueLabel("payer")
+            let senderLabel = TestHSM.uniqueLabel("sender")
+            _ = try token.generateKeyPair(label: payerLabel)
+            _ = try token.generateKeyPair(label: senderLabel)
+            let payer = try token.signer(for: .label(payerLabel))
+            let sender = try token.signer(for: .label(senderLabel))
+            let outcome = try await SponsoredRoundTrip.run(payer: payer, sender: sender)
+            #expect(outcome.payer == payer.address)
+            #expect(outcome.sender == sender.address)
+            #expect(outcome.raw.first == 0x64)
         }
     }
 }
