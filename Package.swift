@@ -195,7 +195,8 @@ let package = Package(
         .target(
             name: "RemoteSigner",
             dependencies: [
-                "SignerKit", "EthereumPrimitives", "EthereumRPC", "SignerKitHTTP", "SignerKitCurl", "SignerKitSupport",
+                "SignerKit", "EthereumPrimitives", "EthereumTransactions", "EthereumRPC", "SignerKitHTTP",
+                "SignerKitCurl", "SignerKitSupport",
             ],
             swiftSettings: strictSwift
         ),

@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import EthereumTransactions
 import SignerKit
 
 /// A whole-method backend whose keys another signer service holds: web3signer's eth1 API or another
@@ -10,7 +11,11 @@ import SignerKit
 /// the digest SignerKit computes itself, to the routed account; a raw transaction must decode strictly, match
 /// the request field for field, carry the action's chain id and recover to the account. A remote that lies
 /// (another key, a changed transaction, a wrong `v`) is refused there, and nothing is bundled.
-/// `eth_sendTransaction` is not among its methods: a remote is never asked to broadcast.
+///
+/// `eth_sendTransaction` runs through the dispatcher's transaction pipeline (``FilledTransactionSigner``): filled
+/// from the node, its nonce reserved in the journal, judged by the policies, then signed by the remote with
+/// `eth_signTransaction`; the answer must be exactly the filled transaction signed by the account before it is
+/// journalled and broadcast by the dispatcher. A remote is never asked to broadcast.
 ///
 /// ```swift
 /// let client = RemoteSignerClient(endpoint: try RemoteSignerEndpoint("https://signer.internal"), kind: .signerkit,
@@ -18,9 +23,11 @@ import SignerKit
 /// let backend = try await RemoteSignerBackend.connect(client, accounts: [treasury])
 /// try dispatcher.register(backend)
 /// ```
-public struct RemoteSignerBackend: WalletRpcSigner, CustomStringConvertible {
-    /// The methods a remote signs: never `eth_sendTransaction`.
-    public static let remoteMethods: Set<RpcMethod> = [.personalSign, .signTypedDataV4, .signTransaction]
+public struct RemoteSignerBackend: FilledTransactionSigner, CustomStringConvertible {
+    /// The methods a remote's accounts serve (`eth_sendTransaction` signed by the remote, sent by the dispatcher).
+    public static let remoteMethods: Set<RpcMethod> = [
+        .personalSign, .signTypedDataV4, .signTransaction, .sendTransaction,
+    ]
 
     /// The client every call goes through.
     public let client: RemoteSignerClient
@@ -78,6 +85,30 @@ public struct RemoteSignerBackend: WalletRpcSigner, CustomStringConvertible {
         do throws(RemoteSignerError) {
             let answer = try await client.call(call.method, call.params)
             return try call.result(from: answer)
+        } catch {
+            throw .underlying("remote signer \(call.method)", error: error)
+        }
+    }
+
+    /// Has the remote sign the filled transaction of an `eth_sendTransaction` (the dispatcher verifies the answer
+    /// is exactly that transaction, signed by the account, before it journals and broadcasts it).
+    ///
+    /// - Throws: `SignerError/underlying(_:error:)` with the ``RemoteSignerError``; `SignerError/invalidRequest(_:)`
+    ///   for an account this backend does not sign for.
+    public func signFilledTransaction(_ transaction: TransactionRequest) async throws(SignerError) -> [UInt8] {
+        guard let account = transaction.from, accounts.contains(account), let chainId = transaction.chainId else {
+            throw .invalidRequest("the transaction's from is not one of \(name)'s accounts")
+        }
+        let call: RemoteSignerCall
+        do throws(RemoteSignerCall.Refusal) {
+            call = try RemoteSignerCall(filled: transaction, account: account, chainId: chainId, kind: client.kind)
+        } catch {
+            throw .invalidRequest("the filled transaction cannot be sent to the remote")
+        }
+        do throws(RemoteSignerError) {
+            guard case .rawTransaction(let raw) = try call.result(from: try await client.call(call.method, call.params))
+            else { throw .malformedAnswer(call: call.method, field: "result", reason: "not a raw transaction") }
+            return raw
         } catch {
             throw .underlying("remote signer \(call.method)", error: error)
         }

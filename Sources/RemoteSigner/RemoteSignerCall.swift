@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import EthereumTransactions
 import SignerKit
 
 /// The remote call that serves one resolved request (``RemoteSignerKind``'s table), and how its answer is read.
@@ -47,21 +48,39 @@ struct RemoteSignerCall: Sendable {
             throw .unsupported(request.method.rawValue)
         case .transaction:
             guard request.method == .signTransaction else { throw .unsupported(request.method.rawValue) }
-            guard case .object(var transaction) = try Self.param(0, of: request) else {
+            guard case .object(let transaction) = try Self.param(0, of: request) else {
                 throw .invalid("the transaction is not an object")
             }
-            transaction["from"] = account
-            // signerkit serve signs for the chain the transaction names; web3signer for its configured chain
-            // (another chain's answer is refused by verification), and it reads the calldata from `data` only.
-            if transaction["chainId"] == nil { transaction["chainId"] = .string(request.chainId.hexQuantity) }
-            if kind == .web3signer, transaction["data"] == nil, let input = transaction["input"] {
-                transaction["data"] = input
-                transaction["input"] = nil
-            }
-            method = "eth_signTransaction"
-            params = [.object(transaction)]
+            (method, params) = Self.signTransaction(
+                transaction, account: request.account, chainId: request.chainId, kind: kind)
             returnsTransaction = true
         }
+    }
+
+    /// `eth_signTransaction` of a filled transaction (the dispatcher's pipeline, for `eth_sendTransaction`).
+    init(filled transaction: TransactionRequest, account: Address, chainId: UInt256, kind: RemoteSignerKind)
+        throws(Refusal)
+    {
+        guard case .object(let object) = transaction.json else { throw .invalid("the transaction is not an object") }
+        (method, params) = Self.signTransaction(object, account: account, chainId: chainId, kind: kind)
+        returnsTransaction = true
+    }
+
+    /// The call that signs `transaction` for `account`: `from` set, the chain id named, and for web3signer the
+    /// calldata in `data`.
+    private static func signTransaction(
+        _ transaction: JSONObject, account: Address, chainId: UInt256, kind: RemoteSignerKind
+    ) -> (String, [JSONValue]) {
+        var transaction = transaction
+        transaction["from"] = .string(account.checksummed)
+        // signerkit serve signs for the chain the transaction names; web3signer for its configured chain
+        // (another chain's answer is refused by verification), and it reads the calldata from `data` only.
+        if transaction["chainId"] == nil { transaction["chainId"] = .string(chainId.hexQuantity) }
+        if kind == .web3signer, transaction["data"] == nil, let input = transaction["input"] {
+            transaction["data"] = input
+            transaction["input"] = nil
+        }
+        return ("eth_signTransaction", [.object(transaction)])
     }
 
     /// The `index`th param of the action.

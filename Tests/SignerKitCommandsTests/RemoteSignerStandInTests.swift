@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import EthereumRPC
 import Foundation
 import RemoteSigner
 import Secp256k1
@@ -98,12 +99,50 @@ struct RemoteSignerStandInTests {
         defer { standIn.stop() }
         let backend = try await RemoteSignerBackend.connect(try Self.client(standIn))
         #expect(backend.accounts == [RemoteActions.alpha, RemoteActions.beta])
-        #expect(!backend.methods.contains(.sendTransaction))
+        #expect(backend.methods.contains(.sendTransaction))
         let dispatcher = try RemoteActions.dispatcher(backend)
         for account in backend.accounts {
             let signed = try await dispatcher.sign(actions: try RemoteActions.all(from: account.checksummed))
             try RemoteActions.check(signed.results, account: account)
         }
+    }
+
+    @Test(
+        "eth_sendTransaction of a remote account: filled and journalled by the dispatcher, signed by the remote, mined; a tampered answer is never broadcast"
+    )
+    func sendsThroughThePipeline() async throws {
+        let node = try await LocalEVM.start(fund: [RemoteActions.alpha], chainId: 2021)
+        defer { node.stop() }
+        let chain = ChainID(eip155: 2021)
+        let nodes: [ChainID: any EthereumNode] = [chain: JSONRPCClient(url: node.url)]
+        var configuration = DispatchConfiguration()
+        configuration.journal = FileTransactionJournal(
+            path: FileManager.default.temporaryDirectory.appendingPathComponent("remote-\(UUID()).journal").path)
+        let payment =
+            #"[{"from":"\#(TestKeys.alphaAddress)","to":"0x00000000000000000000000000000000000000aa","value":"0x2a"}]"#
+        let action = WalletRpcAction(chainId: chain, method: .sendTransaction, params: payment)
+
+        let honest = try await Web3SignerStandIn.start(keys: [TestKeys.alphaHex], chainId: 2021)
+        defer { honest.stop() }
+        let dispatcher = RpcDispatcher(nodes: nodes, configuration: configuration)
+        try dispatcher.register(try await RemoteSignerBackend.connect(try Self.client(honest)))
+        let sent = try await dispatcher.sign(actions: [action])
+        let count = try await JSONRPCClient(url: node.url).transactionCount(of: RemoteActions.alpha, block: .latest)
+        #expect(count == 1, "the remote's transaction was mined: \(sent.results)")
+
+        let liar = try await Web3SignerStandIn.start(
+            keys: [TestKeys.alphaHex], chainId: 2021, lie: .tamperedTransaction)
+        defer { liar.stop() }
+        let refusing = RpcDispatcher(nodes: nodes, configuration: configuration)
+        try refusing.register(try await RemoteSignerBackend.connect(try Self.client(liar)))
+        do throws(DispatchError) {
+            _ = try await refusing.sign(actions: [action])
+            Issue.record("a tampered transaction was sent")
+        } catch {
+            guard case .verificationFailed = error.kind else { throw error }
+            #expect(error.broadcast.isEmpty)
+        }
+        #expect(try await JSONRPCClient(url: node.url).transactionCount(of: RemoteActions.alpha, block: .latest) == 1)
     }
 
     @Test("POST /api/v1/eth1/sign/{publicKey} signs keccak256(data); the public keys are the accounts'")

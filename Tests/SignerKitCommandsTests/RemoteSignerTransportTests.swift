@@ -60,7 +60,7 @@ struct RemoteSignerTransportTests {
             }
             #expect(call == "eth_sign")
         }
-        // eth_sendTransaction is never forwarded: refused before any request.
+        // eth_sendTransaction is sent by the dispatcher: without the chain's node it is refused before any request.
         var send = RemoteActions.transactions(from: TestKeys.alphaAddress)[2].objectValue ?? JSONObject()
         send["chainId"] = nil
         let sendAction = try RemoteActions.list([
@@ -68,9 +68,9 @@ struct RemoteSignerTransportTests {
         ])
         do throws(DispatchError) {
             _ = try await dispatcher.sign(actions: sendAction)
-            Issue.record("eth_sendTransaction went to a remote signer")
+            Issue.record("eth_sendTransaction without a node was signed")
         } catch {
-            guard case .unknownAccount = error.kind else { throw error }
+            guard case .noNode = error.kind else { throw error }
         }
         #expect(transport.requests.count == 2)  // eth_accounts, then eth_sign once
         #expect(clock.waits.isEmpty)

@@ -241,9 +241,11 @@ struct BatchRun: Sendable {
                 }
             }
         }
-        if let key = job.key, case .transaction(let transaction, let feesOpen) = request.payload {
+        if case .transaction(let transaction, let feesOpen) = request.payload,
+            let signer = PipelineSigner.of(job.backend, key: job.key, method: request.method)
+        {
             let pipeline = TransactionPipeline(
-                key: key, request: request, batch: batch, transaction: transaction, feesOpen: feesOpen)
+                signer: signer, request: request, batch: batch, transaction: transaction, feesOpen: feesOpen)
             do throws(DispatchError.Kind) { return try await pipeline.run() } catch {
                 throw ActionFailure(index: index, kind: error)
             }

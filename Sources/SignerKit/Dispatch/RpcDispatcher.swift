@@ -245,6 +245,10 @@ public final class RpcDispatcher: Sendable {
         if let refusal = route.preflight?.preflight(request) {
             throw DispatchError(index: index, method: action.method, kind: refusal)
         }
+        // A backend that signs filled transactions: the dispatcher sends, so it needs the chain's node first.
+        if request.method == .sendTransaction, request.node == nil, route.backend is any FilledTransactionSigner {
+            throw DispatchError(index: index, method: action.method, kind: .noNode(action.chainId.description))
+        }
         for policy in policies {
             if case .fail(let reason) = policy.evaluate(request) {
                 throw DispatchError(

@@ -10,7 +10,8 @@ import SignerKitSupport
 /// signature checked before the key signs.
 ///
 /// then ``BatchRun`` follows the receipt and the batch records the outcome. The key only signs a digest
-/// (``PrehashSigner``); everything else happens here, in this order, for every key type. Each stage throws
+/// (``PrehashSigner``), or a ``FilledTransactionSigner`` backend signs the filled transaction (its answer must
+/// be exactly that transaction); everything else happens here, in this order, for every signer. Each stage throws
 /// the ``DispatchError/Kind`` the caller sees, so a failure has one path from where it happens to the
 /// ``DispatchError``. A backend that sends by itself (a hosted wallet) returns a hash that ``BatchRun``
 /// follows the same way.
@@ -20,7 +21,7 @@ import SignerKitSupport
 /// nothing unverified or unjournalled is ever broadcast, and a journalled transaction is re-sent, never
 /// re-signed.
 struct TransactionPipeline: Sendable {
-    let key: any PrehashSigner
+    let signer: PipelineSigner
     let request: ResolvedRequest
     let batch: BatchContext
     let transaction: TransactionRequest
@@ -31,7 +32,7 @@ struct TransactionPipeline: Sendable {
     /// Runs every stage: a raw transaction for `eth_signTransaction`, the hash of the broadcast one for
     /// `eth_sendTransaction`.
     func run() async throws(DispatchError.Kind) -> ActionResult {
-        guard request.account == key.address else {
+        if case .key(let key) = signer, request.account != key.address {
             throw .accountMismatch(field: "account", expected: key.address, actual: request.account)
         }
         var filled = try await fill()
@@ -111,8 +112,10 @@ struct TransactionPipeline: Sendable {
                 throw .policyViolation(policy: policy.name, reason: reason)
             }
         }
-        let signed: SignedTransaction
-        do { signed = try await key.signTransaction(complete) } catch { throw DispatchError.Kind(backendError: error) }
+        var sent = filled
+        sent.from = request.account
+        sent.chainId = request.chainId
+        let signed = try await signer.sign(complete, filled: sent, account: request.account)
         CrashPoint.reached(.signed)
         batch.noteNonce(complete.nonce, in: lane)
         // eth_signTransaction: the raw transaction is verified once, like any backend's result (BatchRun).
