@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "RedirectSignerTransports", targets: ["RedirectSignerTransports"]),
         .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
         .library(name: "AWSKMSSigner", targets: ["AWSKMSSigner"]),
+        .library(name: "CloudKMSSigner", targets: ["CloudKMSSigner"]),
         .library(name: "WalletConnectPay", targets: ["WalletConnectPay"]),
         .library(name: "WalletConnectPayPage", targets: ["WalletConnectPayPage"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
@@ -188,6 +189,16 @@ let package = Package(
         .target(
             name: "AWSKMSSigner",
             dependencies: ["SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl"],
+            swiftSettings: strictSwift
+        ),
+        // Keys in Google Cloud KMS and Azure Key Vault: OAuth2 tokens (RS256 JWT by libgcrypt, client
+        // credentials), getPublicKey / get key once, sign over the digest (docs/KMS.md).
+        .target(
+            name: "CloudKMSSigner",
+            dependencies: [
+                "SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SecureMemory",
+                "SignerKitSupport", "CGcrypt",
+            ],
             swiftSettings: strictSwift
         ),
         .target(
