@@ -260,7 +260,8 @@ let package = Package(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
-                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "AWSKMSSigner", "WalletConnectPay",
+                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "AWSKMSSigner", "CloudKMSSigner",
+                "WalletConnectPay",
                 "WalletConnectPayPage",
                 "EthereumRPC",
                 "SignerKitSupport",
@@ -370,6 +371,15 @@ let package = Package(
             name: "AWSKMSSignerTests",
             dependencies: [
                 "AWSKMSSigner", "SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl",
+                "SignerKitTestSupport",
+            ],
+            swiftSettings: strictSwift
+        ),
+        // Google Cloud KMS and Azure Key Vault keys against the tests' stand-ins of their REST APIs.
+        .testTarget(
+            name: "CloudKMSSignerTests",
+            dependencies: [
+                "CloudKMSSigner", "SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl",
                 "SignerKitTestSupport",
             ],
             swiftSettings: strictSwift

@@ -38,7 +38,8 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
         default: seconds = nil
         }
         guard let seconds, seconds > 0 else {
-            throw .malformedResponse(provider, key: nil, field: "expires_in", reason: "missing or not a positive number")
+            throw .malformedResponse(
+                provider, key: nil, field: "expires_in", reason: "missing or not a positive number")
         }
         return AccessToken(value: value, lifetime: .seconds(seconds))
     }

@@ -13,7 +13,10 @@ public struct AzureCredentials: Sendable, CustomStringConvertible, CustomDebugSt
     public let authority: URL
 
     /// The production authority.
-    public static let defaultAuthority = URL(string: "https://login.microsoftonline.com")!
+    public static let defaultAuthority: URL = {
+        guard let url = URL(string: "https://login.microsoftonline.com") else { preconditionFailure("bad authority") }
+        return url
+    }()
 
     /// Credentials given directly.
     ///

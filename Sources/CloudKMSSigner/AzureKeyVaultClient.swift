@@ -53,7 +53,8 @@ public struct AzureKeyVaultClient: Sendable {
                 ("grant_type", "client_credentials"), ("client_id", credentials.clientID),
                 ("client_secret", credentials.clientSecret), ("scope", Self.scope),
             ])
-            return try await OAuthForm.exchange(form, at: url, rest: rest, deadline: clock.now.advanced(by: callTimeout))
+            return try await OAuthForm.exchange(
+                form, at: url, rest: rest, deadline: clock.now.advanced(by: callTimeout))
         }
     }
 

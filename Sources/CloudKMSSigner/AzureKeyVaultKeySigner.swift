@@ -40,13 +40,16 @@ public final class AzureKeyVaultKeySigner: PrehashSigner, CustomStringConvertibl
         let answer = try await client.key(keyID)
         guard answer.keyType == "EC" || answer.keyType == "EC-HSM", answer.curve == "P-256K" else {
             throw .wrongAlgorithm(
-                .azureKeyVault, key: text, found: "kty \(answer.keyType), crv \(answer.curve.isEmpty ? "none" : answer.curve)")
+                .azureKeyVault, key: text,
+                found: "kty \(answer.keyType), crv \(answer.curve.isEmpty ? "none" : answer.curve)")
         }
         guard answer.operations.isEmpty || answer.operations.contains("sign") else {
             throw .wrongAlgorithm(
                 .azureKeyVault, key: text, found: "key_ops \(answer.operations.joined(separator: ",")) without sign")
         }
-        guard answer.enabled else { throw .keyDisabled(.azureKeyVault, key: text, state: "attributes.enabled is false") }
+        guard answer.enabled else {
+            throw .keyDisabled(.azureKeyVault, key: text, state: "attributes.enabled is false")
+        }
         let publicKey: PublicKey
         do { publicKey = try PublicKey(bytes: [0x04] + answer.x + answer.y) } catch {
             throw .malformedResponse(.azureKeyVault, key: text, field: "key.x, key.y", reason: "not a secp256k1 point")

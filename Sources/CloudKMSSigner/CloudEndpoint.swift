@@ -31,7 +31,8 @@ enum CloudEndpoint {
         }
         guard scheme == "https" || LoopbackHost.contains(host) else {
             throw .invalidEndpoint(
-                provider, source: source, reason: "plain http is refused except to a loopback host (\(shown)); use https")
+                provider, source: source,
+                reason: "plain http is refused except to a loopback host (\(shown)); use https")
         }
         return url
     }

@@ -29,7 +29,10 @@ public struct GCPKMSClient: Sendable {
     let tokens: AccessTokenCache
 
     /// The production endpoint.
-    public static let defaultEndpoint = URL(string: "https://cloudkms.googleapis.com")!
+    public static let defaultEndpoint: URL = {
+        guard let url = URL(string: "https://cloudkms.googleapis.com") else { preconditionFailure("bad endpoint") }
+        return url
+    }()
 
     /// A client calling `endpoint` as `serviceAccount`.
     public init(

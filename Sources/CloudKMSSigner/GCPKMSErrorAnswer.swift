@@ -19,7 +19,8 @@ enum GCPKMSErrorAnswer {
             return .keyDisabled(.googleCloudKMS, key: key, state: message)
         default:
             return .service(
-                .googleCloudKMS, key: key, status: status, code: code.isEmpty ? "unnamed error" : code, message: message)
+                .googleCloudKMS, key: key, status: status, code: code.isEmpty ? "unnamed error" : code, message: message
+            )
         }
     }
 }

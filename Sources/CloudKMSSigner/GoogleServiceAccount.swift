@@ -33,7 +33,9 @@ public struct GoogleServiceAccount: Sendable, CustomStringConvertible, CustomDeb
             throw fail("file", "not a JSON object")
         }
         let string = { (field: String) throws(CloudKMSError) -> String in
-            guard let value = json[field]?.stringValue, !value.isEmpty else { throw fail(field, "missing or not a string") }
+            guard let value = json[field]?.stringValue, !value.isEmpty else {
+                throw fail(field, "missing or not a string")
+            }
             return value
         }
         guard json["type"]?.stringValue == "service_account" else {

@@ -29,7 +29,8 @@ enum OAuthForm {
         let answer = try await rest.send(
             "POST", url,
             headers: [
-                HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json"),
+                HTTPHeader("Content-Type", "application/x-www-form-urlencoded"),
+                HTTPHeader("Accept", "application/json"),
             ], body: form, key: nil, deadline: deadline)
         guard answer.response.isSuccess else {
             throw .tokenRefused(

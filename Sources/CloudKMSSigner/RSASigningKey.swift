@@ -89,7 +89,9 @@ final class RSASigningKey: @unchecked Sendable {
         }
         guard var signature else { throw Failure(reason: "libgcrypt could not sign with the RSA key") }
         while signature.count > modulusLength, signature.first == 0 { signature.removeFirst() }
-        guard signature.count <= modulusLength else { throw Failure(reason: "libgcrypt returned an oversized signature") }
+        guard signature.count <= modulusLength else {
+            throw Failure(reason: "libgcrypt returned an oversized signature")
+        }
         return [UInt8](repeating: 0, count: modulusLength - signature.count) + signature
     }
 

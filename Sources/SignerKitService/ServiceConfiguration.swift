@@ -187,6 +187,13 @@ public enum ServiceKeySource: Sendable, Equatable {
     /// to the AWS variables; credentials come from the environment or the shared credentials file, never from
     /// the configuration.
     case awsKMS(selection: AWSKMSKeys, region: String?, endpointURL: String?)
+    /// `{"gcpKMS": {"keyName": NAME, "credentialsFile"?: P, "endpointURL"?: URL}}`: a Google Cloud KMS key version
+    /// (`EC_SIGN_SECP256K1_SHA256`); the service-account file defaults to `GOOGLE_APPLICATION_CREDENTIALS`, the
+    /// endpoint to `GOOGLE_CLOUD_KMS_ENDPOINT` or Google's.
+    case gcpKMS(keyName: String, credentialsFile: String?, endpointURL: String?)
+    /// `{"azureKeyVault": {"keyId": URL}}`: an Azure Key Vault key (`P-256K`); client credentials from
+    /// `AZURE_TENANT_ID`, `AZURE_CLIENT_ID`, `AZURE_CLIENT_SECRET`, never from the configuration.
+    case azureKeyVault(keyID: String)
 
     /// Which AWS KMS keys an `awsKMS` entry names.
     public enum AWSKMSKeys: Sendable, Equatable {
@@ -241,8 +248,20 @@ public enum ServiceKeySource: Sendable, Equatable {
             self = .awsKMS(
                 selection: selection, region: try kms["region"].ifPresent?.string(),
                 endpointURL: try kms["endpointURL"].ifPresent?.string())
+        } else if object["gcpKMS"] != nil {
+            try json.object(allowing: ["gcpKMS"])
+            let kms = json["gcpKMS"]
+            try kms.object(allowing: ["keyName", "credentialsFile", "endpointURL"])
+            self = .gcpKMS(
+                keyName: try kms["keyName"].string(),
+                credentialsFile: try kms["credentialsFile"].ifPresent?.filePath(relativeTo: folder),
+                endpointURL: try kms["endpointURL"].ifPresent?.string())
+        } else if object["azureKeyVault"] != nil {
+            try json.object(allowing: ["azureKeyVault"])
+            try json["azureKeyVault"].object(allowing: ["keyId"])
+            self = .azureKeyVault(keyID: try json["azureKeyVault"]["keyId"].string())
         } else {
-            throw json.fail("expected one of keyFile, keystore, mnemonicFile, pkcs11 or awsKMS")
+            throw json.fail("expected one of keyFile, keystore, mnemonicFile, pkcs11, awsKMS, gcpKMS or azureKeyVault")
         }
     }
 }
