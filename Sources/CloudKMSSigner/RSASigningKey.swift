@@ -35,20 +35,20 @@ final class RSASigningKey: @unchecked Sendable {
         let (n, e, d, p, q, qInverse) = (parts[0], parts[1], parts[2], parts[3], parts[4], parts[5])
         guard n.count >= 256 else { throw Failure(reason: "the RSA modulus is shorter than 2048 bits") }
         // libgcrypt wants p < q and u = p⁻¹ mod q; PKCS#1 stores qInv = q⁻¹ mod p, which is that u once p and q
-        // trade places. A key with p < q signs without the CRT parameters (slower, and rare: never what Google
-        // issues).
+        // trade places (OpenSSL's keys, and Google's, have p > q). For a key with p < q, u is computed.
+        let (first, second) = Self.isGreater(p, q) ? (q, p) : (p, q)
+        guard var u = Self.isGreater(p, q) ? qInverse : Self.inverse(p, modulo: q) else {
+            throw Failure(reason: "the RSA key's primes have no inverse")
+        }
+        defer { u.withUnsafeMutableBytes { MemoryWiping.wipe($0) } }
         var elements = [
             GcryptSexp.list(GcryptSexp.atom("n"), GcryptSexp.unsignedAtom(n)),
             GcryptSexp.list(GcryptSexp.atom("e"), GcryptSexp.unsignedAtom(e)),
             GcryptSexp.list(GcryptSexp.atom("d"), GcryptSexp.unsignedAtom(d)),
+            GcryptSexp.list(GcryptSexp.atom("p"), GcryptSexp.unsignedAtom(first)),
+            GcryptSexp.list(GcryptSexp.atom("q"), GcryptSexp.unsignedAtom(second)),
+            GcryptSexp.list(GcryptSexp.atom("u"), GcryptSexp.unsignedAtom(u)),
         ]
-        if Self.isGreater(p, q) {
-            elements += [
-                GcryptSexp.list(GcryptSexp.atom("p"), GcryptSexp.unsignedAtom(q)),
-                GcryptSexp.list(GcryptSexp.atom("q"), GcryptSexp.unsignedAtom(p)),
-                GcryptSexp.list(GcryptSexp.atom("u"), GcryptSexp.unsignedAtom(qInverse)),
-            ]
-        }
         var text = GcryptSexp.list(
             GcryptSexp.atom("private-key"), GcryptSexp.list([GcryptSexp.atom("rsa")] + elements))
         for index in elements.indices { elements[index].withUnsafeMutableBytes { MemoryWiping.wipe($0) } }
@@ -138,6 +138,32 @@ final class RSASigningKey: @unchecked Sendable {
         try key.expectEnd()
         // n, e, d, p, q, (dP, dQ skipped), qInv.
         return (oid, [parameters[0], parameters[1], parameters[2], parameters[3], parameters[4], parameters[7]])
+    }
+
+    /// `a`⁻¹ mod `m` (big-endian magnitudes) by libgcrypt, in its secure memory; `nil` when there is none.
+    static func inverse(_ a: [UInt8], modulo m: [UInt8]) -> [UInt8]? {
+        Gcrypt.ensureInitialized()
+        let mpiA = gcry_mpi_snew(0)
+        let mpiM = gcry_mpi_snew(0)
+        let result = gcry_mpi_snew(0)
+        defer { [mpiA, mpiM, result].forEach { gcry_mpi_release($0) } }
+        var scannedA: gcry_mpi_t? = nil
+        var scannedM: gcry_mpi_t? = nil
+        guard gcry_mpi_scan(&scannedA, GCRYMPI_FMT_USG, a, a.count, nil) == 0,
+            gcry_mpi_scan(&scannedM, GCRYMPI_FMT_USG, m, m.count, nil) == 0
+        else { return nil }
+        defer { [scannedA, scannedM].forEach { gcry_mpi_release($0) } }
+        _ = gcry_mpi_set(mpiA, scannedA)
+        _ = gcry_mpi_set(mpiM, scannedM)
+        guard gcry_mpi_invm(result, mpiA, mpiM) != 0 else { return nil }
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        guard gcry_mpi_aprint(GCRYMPI_FMT_USG, &buffer, &length, result) == 0, let buffer else { return nil }
+        defer {
+            MemoryWiping.wipe(UnsafeMutableRawBufferPointer(start: buffer, count: length))
+            gcry_free(buffer)
+        }
+        return Array(UnsafeBufferPointer(start: buffer, count: length))
     }
 
     /// Whether the big-endian magnitude `a` is greater than `b`.

@@ -45,7 +45,7 @@ struct CloudKMSCommandTests {
             for fragment in fragments { #expect(result.stderr.contains(fragment), "\(result)") }
             results.append(result)
         }
-        await check(["key", "address", "--gcp-kms-key", p256], env, p256.suffix(20).description, "EC_SIGN_P256_SHA256")
+        await check(["key", "address", "--gcp-kms-key", p256], env, String(p256.prefix(40)), "EC_SIGN_P256_SHA256")
         let missing = "projects/p/locations/l/keyRings/r/cryptoKeys/k/cryptoKeyVersions/7"
         await check(["key", "address", "--gcp-kms-key", missing], env, "cryptoKeyVersions/7", "not found")
         await check(

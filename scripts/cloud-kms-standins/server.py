@@ -101,7 +101,7 @@ class Key:
             self.private = keys.PrivateKey(secrets.token_bytes(32))
             point = self.private.public_key.to_bytes()
             self.x, self.y = point[:32], point[32:]
-            self.spki = SECP256K1_SPKI_PREFIX + point
+            self.spki = SECP256K1_SPKI_PREFIX + b"\x04" + point
         else:
             ecc = ECC.generate(curve="P-256")
             self.x = int(ecc.pointQ.x).to_bytes(32, "big")
