@@ -54,7 +54,8 @@ public struct AzureKeyVaultClient: Sendable {
                 ("client_secret", credentials.clientSecret), ("scope", Self.scope),
             ])
             return try await OAuthForm.exchange(
-                form, at: url, rest: rest, deadline: clock.now.advanced(by: callTimeout))
+                form, at: url, rest: rest,
+                deadline: CallerDeadline.bounding(clock.now.advanced(by: callTimeout), on: clock))
         }
     }
 

@@ -58,7 +58,8 @@ public struct GCPKMSClient: Sendable {
                 ("assertion", try serviceAccount.assertion(issuedAt: wallTime())),
             ])
             return try await OAuthForm.exchange(
-                form, at: serviceAccount.tokenURI, rest: rest, deadline: clock.now.advanced(by: callTimeout))
+                form, at: serviceAccount.tokenURI, rest: rest,
+                deadline: CallerDeadline.bounding(clock.now.advanced(by: callTimeout), on: clock))
         }
     }
 

@@ -59,7 +59,8 @@ struct CloudKMSErrorTests {
         try await fixture.standins.fail(next: 1, status: 500)
         _ = try await signer.sign(Self.digest)
         let strict = try await fixture.signer(
-            service, name, retryPolicy: HTTPRetryPolicy(maxRetries: 0, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1)))
+            service, name,
+            retryPolicy: HTTPRetryPolicy(maxRetries: 0, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1)))
         try await fixture.standins.fail(next: 1, status: 500)
         do throws(CloudKMSError) {
             _ = try await strict.sign(Self.digest)
@@ -74,6 +75,46 @@ struct CloudKMSErrorTests {
             #expect(error.key == name && error.description.contains(String(name.prefix(20))), "\(error)")
             #expect(fixture.isFreeOfSecrets("\(error)") && fixture.isFreeOfSecrets(String(reflecting: error)))
         }
+    }
+
+    @Test(
+        "a spoilt answer: a signature of another key, a field missing or malformed, a CRC32C that does not match",
+        arguments: [LocalCloudKMS.Service.gcp, .azure])
+    func spoiltAnswers(service: LocalCloudKMS.Service) async throws {
+        let fixture = try await CloudKMSFixture.start()
+        defer { fixture.standins.stop() }
+        let provider: CloudKMSProvider = service == .gcp ? .googleCloudKMS : .azureKeyVault
+        let name = try await fixture.standins.createKey(service).name
+        let signer = try await fixture.signer(service, name)
+
+        // Another key's signature: never returned; through sign(prehash:) it is a verification failure.
+        try await fixture.standins.tamper(next: 1, mode: "otherKey")
+        await #expect(
+            throws: SignerError.verificationFailed(CloudKMSError.signatureMismatch(provider, key: name).description)
+        ) {
+            _ = try await signer.signer.sign(prehash: Self.digest)
+        }
+        try await fixture.standins.tamper(next: 1, mode: "malformed")
+        do throws(CloudKMSError) {
+            _ = try await signer.sign(Self.digest)
+            Issue.record("a malformed answer signed")
+        } catch {
+            guard case .malformedResponse(provider, name, let field, _) = error else { throw error }
+            #expect(field == (service == .gcp ? "signature" : "value"))
+        }
+        if service == .gcp {
+            try await fixture.standins.tamper(next: 1, mode: "crc")
+            do throws(CloudKMSError) {
+                _ = try await signer.sign(Self.digest)
+                Issue.record("a signature with a wrong CRC32C was returned")
+            } catch {
+                #expect(error == .checksumMismatch(.googleCloudKMS, key: name, field: "signature"))
+                #expect(error.isTransient)
+            }
+        }
+        // The next answer is sound again.
+        let signature = try await signer.sign(Self.digest)
+        #expect(try ECDSA.recoverAddress(prehash: Self.digest, signature: signature) == signer.signer.address)
     }
 
     /// Advances `clock` by each of `waits` once the task is asleep on it; fails the test if the task ends first.

@@ -56,7 +56,8 @@ struct CloudKMSSigningTests {
         }
         #expect(ids == [0, 1], "both recovery ids occur in 110 signatures")
         let stats = try await fixture.standins.stats()
-        #expect(stats["signatures"] == 110)
+        // At least one per digest (a request that timed out on a loaded machine is repeated: signing is idempotent).
+        #expect((stats["signatures"] ?? 0) >= 110)
         #expect((stats["highS"] ?? 0) > 0, "the stand-in answered no high s in 110 signatures")
         // One token for all of it (cached); for GCP, its JWT's RS256 signature verified by the stand-in.
         #expect(stats[service == .gcp ? "gcpTokens" : "azureTokens"] == 1)

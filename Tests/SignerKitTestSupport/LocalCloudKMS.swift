@@ -118,6 +118,12 @@ public final class LocalCloudKMS: Sendable {
         _ = try await control("fail", ["count": .number(String(count)), "status": .number(String(status))])
     }
 
+    /// The next `count` signatures are spoilt: `crc` (GCP: a wrong `signatureCrc32c`), `otherKey` (made by
+    /// another key), `malformed` (GCP: no signature; Azure: 63 bytes).
+    public func tamper(next count: Int, mode: String) async throws {
+        _ = try await control("tamper", ["count": .number(String(count)), "mode": .string(mode)])
+    }
+
     /// Every token issued so far stops being accepted.
     public func revokeTokens() async throws { _ = try await control("revoke", [:]) }
 

@@ -30,6 +30,9 @@ Control endpoints (loopback tests only):
   POST /__control/fail {"count": N, "status": S}    the next N API requests are answered status S
                                                     (429, 403, 500, ...) in the service's error shape
   POST /__control/revoke                            every token issued so far stops being accepted
+  POST /__control/tamper {"count": N, "mode": M}    the next N signatures are spoilt: "crc" (GCP: a wrong
+                                                    signatureCrc32c), "otherKey" (made by another key),
+                                                    "malformed" (GCP: no signature; Azure: 63 bytes)
   GET  /__control/stats  {"gcpTokens", "azureTokens", "jwtVerified", "signatures", "highS", "failed"}
 """
 
@@ -108,9 +111,10 @@ class Key:
             self.y = int(ecc.pointQ.y).to_bytes(32, "big")
             self.spki = ecc.public_key().export_key(format="DER")
 
-    def sign(self, digest):
+    def sign(self, digest, other_key=False):
         """(r, s) over the digest as given; s flipped to the high half about every other time."""
-        signature = self.private.sign_msg_hash(digest)
+        signer = keys.PrivateKey(secrets.token_bytes(32)) if other_key else self.private
+        signature = signer.sign_msg_hash(digest)
         r, s = signature.r, signature.s
         high = secrets.randbelow(2) == 1
         return r, (N - s if high else s), high
@@ -125,6 +129,7 @@ class State:
         self.azure_keys = {}
         self.tokens = {}  # token -> service
         self.fail = []  # statuses for the next API requests
+        self.tamper = []  # modes for the next signatures
         self.stats = {"gcpTokens": 0, "azureTokens": 0, "jwtVerified": 0, "signatures": 0, "highS": 0, "failed": 0}
         rsa = RSA.generate(2048)
         self.sa_public = rsa.public_key()
@@ -197,6 +202,12 @@ def verify_jwt(state, assertion):
     with state.lock:
         state.stats["jwtVerified"] += 1
     return None
+
+
+def take_tamper(state):
+    """The spoiling asked for the next signature, if any."""
+    with state.lock:
+        return state.tamper.pop(0) if state.tamper else None
 
 
 def make_handler(state):
@@ -290,6 +301,10 @@ def make_handler(state):
                 with state.lock:
                     state.fail = [int(request["status"])] * int(request["count"])
                 return self.reply(200, {})
+            if command == "tamper":
+                with state.lock:
+                    state.tamper = [request["mode"]] * int(request["count"])
+                return self.reply(200, {})
             if command == "revoke":
                 with state.lock:
                     state.tokens.clear()
@@ -342,13 +357,16 @@ def make_handler(state):
                 return self.gcp_error(400, "INVALID_ARGUMENT", "digest must be a SHA-256 digest for this key")
             if "digestCrc32c" in request and int(request["digestCrc32c"]) != crc32c(digest):
                 return self.gcp_error(400, "INVALID_ARGUMENT", "The checksum in field digest_crc32c did not match")
-            r, s, high = key.sign(digest)
+            mode = take_tamper(state)
+            r, s, high = key.sign(digest, other_key=mode == "otherKey")
             with state.lock:
                 state.stats["signatures"] += 1
                 state.stats["highS"] += int(high)
             signature = der_signature(r, s)
+            if mode == "malformed":
+                return self.reply(200, {"name": name, "verifiedDigestCrc32c": True})
             self.reply(200, {"signature": base64.b64encode(signature).decode(),
-                             "signatureCrc32c": str(crc32c(signature)),
+                             "signatureCrc32c": str(crc32c(signature) ^ (1 if mode == "crc" else 0)),
                              "verifiedDigestCrc32c": "digestCrc32c" in request, "name": name,
                              "protectionLevel": "SOFTWARE"})
 
@@ -404,11 +422,13 @@ def make_handler(state):
             digest = b64url_decode(request.get("value", ""))
             if request.get("alg") != "ES256K" or key.kind != "secp256k1" or len(digest) != 32:
                 return self.azure_error(400, "BadParameter", "alg ES256K over a 32-byte digest is expected")
-            r, s, high = key.sign(digest)
+            mode = take_tamper(state)
+            r, s, high = key.sign(digest, other_key=mode == "otherKey")
             with state.lock:
                 state.stats["signatures"] += 1
                 state.stats["highS"] += int(high)
-            self.reply(200, {"kid": kid, "value": b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))})
+            value = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+            self.reply(200, {"kid": kid, "value": b64url(value[:63] if mode == "malformed" else value)})
 
     return Handler
 
@@ -418,6 +438,8 @@ def main():
     parser.add_argument("--state", required=True)
     parser.add_argument("--parent-pid", type=int)
     args = parser.parse_args()
+    # Tests send a hundred requests at once: a listen backlog of the default 5 would refuse most.
+    http.server.ThreadingHTTPServer.request_queue_size = 256
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), None)
     server.daemon_threads = True
     state = State(args.state, server.server_address[1])
