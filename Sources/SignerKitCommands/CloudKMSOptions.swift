@@ -1,6 +1,7 @@
 import CloudKMSSigner
 import EthereumPrimitives
 import SignerKit
+import SignerKitSupport
 
 /// The Google Cloud KMS and Azure Key Vault key sources of the signing commands (docs/KMS.md):
 /// `--gcp-kms-key NAME` (a key version's resource name) with `--gcp-credentials FILE` and `--gcp-kms-endpoint
@@ -34,24 +35,47 @@ enum CloudKMSOptions {
         guard let name = options.value(gcpKey.name) else {
             throw .usage("missing \(gcpKey.name)", command: options.commandPath)
         }
+        return try await gcpSigner(
+            name: name, credentials: options.value(gcpCredentials.name), endpoint: options.value(gcpEndpoint.name),
+            environment: io.environment, allowInsecure: SecretFile.allowsInsecure(options))
+    }
+
+    /// The signer for Cloud KMS key version `name`: the service account from the key file `credentials` or
+    /// `GOOGLE_APPLICATION_CREDENTIALS` (read as every key file is: a regular file of mode 0600 or stricter
+    /// unless `allowInsecure`), the endpoint from `endpoint` or the environment.
+    ///
+    /// - Throws: 65 with one message naming the key (and never a credential).
+    static func gcpSigner(
+        name: String, credentials: String?, endpoint: String?, environment: [String: String], allowInsecure: Bool
+    ) async throws(CommandFailure) -> GCPKMSKeySigner {
+        let prefix = "\(CloudKMSProvider.googleCloudKMS.rawValue) key \(TextSafety.displayArgument(name))"
+        let path = credentials ?? environment["GOOGLE_APPLICATION_CREDENTIALS"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let path else {
+            throw .invalidInput(
+                "\(prefix): no Google Cloud KMS credentials: give --gcp-credentials or set "
+                    + "GOOGLE_APPLICATION_CREDENTIALS (the path of a service-account key file)")
+        }
+        let account: GoogleServiceAccount
+        do throws(CommandFailure) {
+            let (contents, length) = try SecretFile.read(path, maximumSize: 64 << 10, allowInsecure: allowInsecure)
+            defer { contents.wipe() }
+            guard length <= 64 << 10 else { throw .invalidInput("\(path): larger than 64 KiB") }
+            var json = contents.withUnsafeBytes { Array($0.prefix(length)) }
+            defer { json.withUnsafeMutableBytes { MemoryWiping.wipe($0) } }
+            do throws(CloudKMSError) { account = try GoogleServiceAccount(json: json, source: path) } catch {
+                throw .invalidInput(error.description)
+            }
+        } catch {
+            throw .invalidInput("\(prefix): \(error.message)")
+        }
         do throws(CloudKMSError) {
-            return try await gcpSigner(
-                name: name, credentials: options.value(gcpCredentials.name), endpoint: options.value(gcpEndpoint.name),
-                environment: io.environment)
+            let client = GCPKMSClient(
+                serviceAccount: account, endpoint: try GCPKMSClient.endpoint(option: endpoint, environment: environment)
+            )
+            return try await GCPKMSKeySigner.load(name: name, client: client)
         } catch {
             throw .invalidInput(message(error, key: name))
         }
-    }
-
-    /// The signer for Cloud KMS key version `name`: the service account from `credentials` or the
-    /// environment, the endpoint from `endpoint` or the environment.
-    static func gcpSigner(
-        name: String, credentials: String?, endpoint: String?, environment: [String: String]
-    ) async throws(CloudKMSError) -> GCPKMSKeySigner {
-        let client = GCPKMSClient(
-            serviceAccount: try GoogleServiceAccount.resolve(path: credentials, environment: environment),
-            endpoint: try GCPKMSClient.endpoint(option: endpoint, environment: environment))
-        return try await GCPKMSKeySigner.load(name: name, client: client)
     }
 
     /// The signer for the key `--azure-key-id` names, after one `get key`.

@@ -7,7 +7,7 @@ extension ServeKeys {
     /// theirs (credentials from `environment`); `nil` for the other kinds. Errors name the entry's path in
     /// the configuration and the key, never a credential.
     static func cloudSigner(
-        _ source: ServiceKeySource, path: String, environment: [String: String]
+        _ source: ServiceKeySource, path: String, environment: [String: String], allowInsecure: Bool
     ) async throws(CommandFailure) -> (any PrehashSigner)? {
         let key: String
         switch source {
@@ -15,14 +15,19 @@ extension ServeKeys {
         case .azureKeyVault(let keyID): key = keyID
         default: return nil
         }
-        do throws(CloudKMSError) {
+        do throws(CommandFailure) {
             if case .gcpKMS(let name, let credentialsFile, let endpointURL) = source {
                 return try await CloudKMSOptions.gcpSigner(
-                    name: name, credentials: credentialsFile, endpoint: endpointURL, environment: environment)
+                    name: name, credentials: credentialsFile, endpoint: endpointURL, environment: environment,
+                    allowInsecure: allowInsecure)
             }
-            return try await CloudKMSOptions.azureSigner(keyID: key, environment: environment)
+            do throws(CloudKMSError) {
+                return try await CloudKMSOptions.azureSigner(keyID: key, environment: environment)
+            } catch {
+                throw .invalidInput(CloudKMSOptions.message(error, key: key))
+            }
         } catch {
-            throw .invalidInput("configuration: \(path): \(CloudKMSOptions.message(error, key: key))")
+            throw .invalidInput("configuration: \(path): \(error.message)")
         }
     }
 }

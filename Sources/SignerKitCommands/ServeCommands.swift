@@ -135,7 +135,10 @@ enum ServeKeys {
     static func signers(
         _ source: ServiceKeySource, path: String, environment: [String: String], allowInsecure: Bool
     ) async throws(CommandFailure) -> [any PrehashSigner] {
-        if let cloud = try await cloudSigner(source, path: path, environment: environment) { return [cloud] }
+        if let cloud = try await cloudSigner(source, path: path, environment: environment, allowInsecure: allowInsecure)
+        {
+            return [cloud]
+        }
         guard case .awsKMS(let selection, let region, let endpointURL) = source else {
             return [try await signer(source, path: path, allowInsecure: allowInsecure)]
         }

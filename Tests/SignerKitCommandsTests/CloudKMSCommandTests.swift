@@ -58,6 +58,21 @@ struct CloudKMSCommandTests {
         await check(
             ["key", "address", "--gcp-kms-key", missing], noGoogle, "cryptoKeyVersions/7",
             "GOOGLE_APPLICATION_CREDENTIALS")
+        // The service-account file is a key file: a mode that lets others read it is refused (unless waived).
+        let loose = standins.stateDirectory.appendingPathComponent("loose-sa.json").path
+        try FileManager.default.copyItem(atPath: standins.serviceAccountPath, toPath: loose)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: loose)
+        let gcp = try await standins.createKey(.gcp)
+        await check(
+            ["key", "address", "--gcp-kms-key", gcp.name, "--gcp-credentials", loose], env, "loose-sa.json",
+            "mode 0644")
+        expectSuccess(
+            await signerkit(
+                [
+                    "key", "address", "--gcp-kms-key", gcp.name, "--gcp-credentials", loose,
+                    "--allow-insecure-permissions",
+                ],
+                environment: env), [try #require(gcp.address)])
         await check(
             ["key", "address", "--azure-key-id", "http://vault.example.com/keys/k/1"], env, "vault.example.com",
             "plain http is refused")
