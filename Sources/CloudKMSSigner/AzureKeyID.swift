@@ -1,7 +1,7 @@
 import Foundation
 
-/// A Key Vault key id: `https://{vault}.vault.azure.net/keys/{name}/{version}` (any https host, for sovereign
-/// clouds and Managed HSM; plain http only to a loopback host).
+/// A Key Vault key id: `https://{vault}.vault.azure.net/keys/{name}/{version}` (any https host, for the
+/// sovereign clouds' vault domains; plain http only to a loopback host).
 public struct AzureKeyID: Sendable, Equatable, CustomStringConvertible {
     /// The vault's origin, `https://{vault}.vault.azure.net`.
     public let vault: String
