@@ -3,26 +3,26 @@ import Synchronization
 
 /// An OAuth2 bearer token and how long it lives, as a token endpoint answered it. Its value never appears in
 /// `description`, `debugDescription` or a mirror.
-public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The bearer token.
     let value: String
     /// Its lifetime from when it was issued (`expires_in`).
-    public let lifetime: Duration
+    let lifetime: Duration
 
     /// A token `value` valid for `lifetime`.
-    public init(value: String, lifetime: Duration) {
+    init(value: String, lifetime: Duration) {
         self.value = value
         self.lifetime = lifetime
     }
 
     /// `AccessToken(valid 3599 s)`; never the token.
-    public var description: String { "AccessToken(valid \(lifetime.components.seconds) s)" }
+    var description: String { "AccessToken(valid \(lifetime.components.seconds) s)" }
 
     /// The same as ``description``.
-    public var debugDescription: String { description }
+    var debugDescription: String { description }
 
     /// The lifetime only.
-    public var customMirror: Mirror { Mirror(self, children: ["lifetime": lifetime]) }
+    var customMirror: Mirror { Mirror(self, children: ["lifetime": lifetime]) }
 
     /// Reads a token endpoint's JSON answer (`access_token`, `expires_in` as a number or a numeric string).
     ///
