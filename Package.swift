@@ -463,7 +463,7 @@ if Context.environment["SIGNERKIT_FUZZ"] == "1" {
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SignerKitHTTP",
                 "SignerKitCurl",
                 "EthereumRPC", "SoftwareSigner", "RedirectSigner", "PKCS11Signer", "WalletConnectPay",
-                "SignerKitSupport", "SignerKitService",
+                "SignerKitSupport", "SignerKitService", "CloudKMSSigner",
             ],
             path: "Fuzz/Sources/SignerKitFuzz",
             swiftSettings: strictSwift

@@ -1,6 +1,6 @@
 /// A Cloud KMS key version's resource name:
 /// `projects/P/locations/L/keyRings/R/cryptoKeys/K/cryptoKeyVersions/V`.
-enum GCPKMSKeyName {
+package enum GCPKMSKeyName {
     /// The collections of the name, in order, with the field each id is (for errors).
     private static let collections = [
         ("projects", "project"), ("locations", "location"), ("keyRings", "keyRing"), ("cryptoKeys", "cryptoKey"),
@@ -12,7 +12,7 @@ enum GCPKMSKeyName {
     /// a version is a number).
     ///
     /// - Throws: ``CloudKMSError/invalidKeyName(_:name:field:reason:)`` naming the first field at fault.
-    static func check(_ name: String) throws(CloudKMSError) {
+    package static func check(_ name: String) throws(CloudKMSError) {
         let fail = { (field: String, reason: String) -> CloudKMSError in
             .invalidKeyName(.googleCloudKMS, name: name, field: field, reason: reason)
         }
