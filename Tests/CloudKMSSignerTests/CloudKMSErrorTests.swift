@@ -56,8 +56,11 @@ struct CloudKMSErrorTests {
             errors.append(cloud)
         }
         // 500 answers are repeated (a server error is transient); one that outlasts the retries is `service`.
+        let skipping = SkippingClock()
+        let patient = try await fixture.signer(service, name, clock: skipping)
         try await fixture.standins.fail(next: 1, status: 500)
-        _ = try await signer.sign(Self.digest)
+        _ = try await patient.sign(Self.digest)
+        #expect(skipping.waits.count == 1, "one back-off before the repeat")
         let strict = try await fixture.signer(
             service, name,
             retryPolicy: HTTPRetryPolicy(maxRetries: 0, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1)))

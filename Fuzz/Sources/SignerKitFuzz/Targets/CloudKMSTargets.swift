@@ -9,7 +9,7 @@ enum CloudKMSTargets {
         summary: "a service-account key file, an Azure key id and a Cloud KMS key name, parsed strictly: an id that "
             + "parses re-parses from its parts; errors are bounded and never quote the file's private key"
     ) { bytes in
-        do {
+        do throws(CloudKMSError) {
             let account = try GoogleServiceAccount(json: bytes, source: "fuzz.json")
             FuzzCheck.expect(!account.clientEmail.isEmpty, "a service account without client_email")
         } catch {
@@ -20,7 +20,7 @@ enum CloudKMSTargets {
             }
         }
         guard let text = FuzzCheck.text(bytes) else { return }
-        do {
+        do throws(CloudKMSError) {
             let id = try AzureKeyID(text)
             let again = try? AzureKeyID("\(id.vault)/keys/\(id.name)/\(id.version)")
             FuzzCheck.expect(
@@ -29,7 +29,7 @@ enum CloudKMSTargets {
         } catch {
             FuzzCheck.boundedDescription(error)
         }
-        do {
+        do throws(CloudKMSError) {
             try GCPKMSKeyName.check(text)
             FuzzCheck.expect(text.split(separator: "/").count == 10, "a key version name without ten segments")
         } catch {
