@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "PKCS11Signer", targets: ["PKCS11Signer"]),
         .library(name: "AWSKMSSigner", targets: ["AWSKMSSigner"]),
         .library(name: "RemoteSigner", targets: ["RemoteSigner"]),
+        .library(name: "CloudKMSSigner", targets: ["CloudKMSSigner"]),
         .library(name: "WalletConnectPay", targets: ["WalletConnectPay"]),
         .library(name: "WalletConnectPayPage", targets: ["WalletConnectPayPage"]),
         .executable(name: "signerkit", targets: ["SignerKitCLI"]),
@@ -188,7 +189,9 @@ let package = Package(
         // Keys in AWS KMS: GetPublicKey once, Sign over the digest, SigV4 by libcurl (docs/KMS.md).
         .target(
             name: "AWSKMSSigner",
-            dependencies: ["SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl"],
+            dependencies: [
+                "SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SignerKitSupport",
+            ],
             swiftSettings: strictSwift
         ),
         // Keys held by another signer service (web3signer's eth1 API, another `signerkit serve`) (docs/KMS.md).
@@ -197,6 +200,16 @@ let package = Package(
             dependencies: [
                 "SignerKit", "EthereumPrimitives", "EthereumTransactions", "EthereumRPC", "SignerKitHTTP",
                 "SignerKitCurl", "SignerKitSupport",
+            ],
+            swiftSettings: strictSwift
+        ),
+        // Keys in Google Cloud KMS and Azure Key Vault: OAuth2 tokens (RS256 JWT by libgcrypt, client
+        // credentials), getPublicKey / get key once, sign over the digest (docs/KMS.md).
+        .target(
+            name: "CloudKMSSigner",
+            dependencies: [
+                "SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SecureMemory",
+                "SignerKitSupport", "CGcrypt",
             ],
             swiftSettings: strictSwift
         ),
@@ -260,7 +273,8 @@ let package = Package(
             name: "SignerKitCommands",
             dependencies: [
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SoftwareSigner",
-                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "AWSKMSSigner", "WalletConnectPay",
+                "RedirectSigner", "RedirectSignerTransports", "PKCS11Signer", "AWSKMSSigner", "CloudKMSSigner",
+                "WalletConnectPay",
                 "WalletConnectPayPage",
                 "EthereumRPC",
                 "SignerKitSupport",
@@ -379,6 +393,15 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // Google Cloud KMS and Azure Key Vault keys against the tests' stand-ins of their REST APIs.
+        .testTarget(
+            name: "CloudKMSSignerTests",
+            dependencies: [
+                "CloudKMSSigner", "SignerKit", "Secp256k1", "EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl",
+                "SignerKitTestSupport",
+            ],
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "WalletConnectPayTests",
             dependencies: [
@@ -459,7 +482,7 @@ if Context.environment["SIGNERKIT_FUZZ"] == "1" {
                 "EthereumPrimitives", "Secp256k1", "EIP712", "EthereumTransactions", "SignerKit", "SignerKitHTTP",
                 "SignerKitCurl",
                 "EthereumRPC", "SoftwareSigner", "RedirectSigner", "PKCS11Signer", "WalletConnectPay",
-                "SignerKitSupport", "SignerKitService",
+                "SignerKitSupport", "SignerKitService", "CloudKMSSigner",
             ],
             path: "Fuzz/Sources/SignerKitFuzz",
             swiftSettings: strictSwift

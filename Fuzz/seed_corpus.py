@@ -265,6 +265,18 @@ def seeds_kms_der():
     return [spki, spki[:-1], bytes([0x30, 0x81]) + spki[1:]] + signatures + [signatures[0] + b"\x00"]
 
 
+def seeds_cloud_kms_inputs():
+    account = {"type": "service_account", "client_email": "signer@p.iam.gserviceaccount.com",
+               "private_key_id": "0f", "token_uri": "https://oauth2.googleapis.com/token",
+               "private_key": "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n"}
+    texts = [json.dumps(account), json.dumps({**account, "token_uri": "http://example.com/token"}),
+             "https://payments.vault.azure.net/keys/hot/0123456789abcdef0123456789abcdef",
+             "http://127.0.0.1:8200/keys/k/1", "https://v.vault.azure.net/keys/k",
+             "projects/p/locations/europe-west1/keyRings/r/cryptoKeys/k/cryptoKeyVersions/1",
+             "projects/p/locations/l/keyRings/r/cryptoKeys/k"]
+    return [text.encode() for text in texts]
+
+
 def seeds_service_request():
     account = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
     order = json.loads((VECTORS / "ronin_order.json").read_text())
@@ -309,6 +321,7 @@ def seeds_erc6492_wrapper():
 SEEDS = {
     "json": seeds_json,
     "kms-der": seeds_kms_der,
+    "cloud-kms-inputs": seeds_cloud_kms_inputs,
     "typed-data": seeds_typed_data,
     "rlp": seeds_rlp,
     "signed-transaction": seeds_signed_transaction,

@@ -28,8 +28,8 @@ done
 
 # The library products, and the guides in docs/ each one's reference links.
 modules=(EthereumPrimitives Secp256k1 EIP712 EthereumTransactions SignerKit SignerKitHTTP SignerKitCurl EthereumRPC
-    SoftwareSigner RedirectSigner RedirectSignerTransports PKCS11Signer AWSKMSSigner RemoteSigner WalletConnectPay
-    WalletConnectPayPage)
+    SoftwareSigner RedirectSigner RedirectSignerTransports PKCS11Signer AWSKMSSigner CloudKMSSigner RemoteSigner
+    WalletConnectPay WalletConnectPayPage)
 # An entry is FILE (docs/FILE.md, article FILE) or FILE:ARTICLE when the file's name is taken in the catalog.
 declare -A guides=(
     [SignerKit]="DISPATCHER WHAT-YOU-SIGN SIGN-IN SMART-ACCOUNTS EIP-7702 SERVICE VERSIONING"
@@ -39,6 +39,7 @@ declare -A guides=(
     [RedirectSigner]="REDIRECT"
     [PKCS11Signer]="PKCS11"
     [AWSKMSSigner]="KMS"
+    [CloudKMSSigner]="KMS"
     [RemoteSigner]="KMS"
     [WalletConnectPay]="PAY"
 )

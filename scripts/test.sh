@@ -10,7 +10,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 "$root/scripts/install-deps.sh" --with-browser
 # Python test tooling (local EVM node, local AWS KMS) into .build/evm-venv and .build/kms-venv; tests would do it
-# lazily too. The web3signer stand-in (scripts/web3signer-standin) runs in the EVM node's venv (eth-account).
+# lazily too. The web3signer stand-in (scripts/web3signer-standin) and the Google Cloud KMS and Azure Key Vault
+# stand-ins (scripts/cloud-kms-standins) run in the EVM node's venv (eth-account, eth-keys, pycryptodome).
 bash "$root/scripts/evm-node/install.sh"
 bash "$root/scripts/kms-node/install.sh"
 mkdir -p .build

@@ -1,4 +1,6 @@
 import Foundation
+import SignerKitHTTP
+import SignerKitSupport
 
 /// Where KMS requests go: the region (for SigV4's scope) and the endpoint URL.
 ///
@@ -72,20 +74,9 @@ public struct AWSKMSEndpoint: Sendable, Equatable, CustomStringConvertible {
         else {
             throw .invalidEndpoint(source: source, reason: "\(shown) must have no credentials, path or query")
         }
-        if scheme == "http" && !isLoopback(host) {
+        if scheme == "http" && !LoopbackHost.contains(host) {
             throw .invalidEndpoint(
                 source: source, reason: "plain http is refused except to a loopback host (\(shown)); use https")
-        }
-    }
-
-    /// Whether `host` is `localhost`, an address in 127.0.0.0/8 or `::1`.
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if bare.lowercased() == "localhost" || bare == "::1" { return true }
-        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "127" else { return false }
-        return parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && UInt8(part) != nil
         }
     }
 }

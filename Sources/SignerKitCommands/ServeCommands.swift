@@ -146,6 +146,10 @@ enum ServeKeys {
     static func signers(
         _ source: ServiceKeySource, path: String, environment: [String: String], allowInsecure: Bool
     ) async throws(CommandFailure) -> [any PrehashSigner] {
+        if let cloud = try await cloudSigner(source, path: path, environment: environment, allowInsecure: allowInsecure)
+        {
+            return [cloud]
+        }
         guard case .awsKMS(let selection, let region, let endpointURL) = source else {
             return [try await signer(source, path: path, allowInsecure: allowInsecure)]
         }
@@ -203,9 +207,9 @@ enum ServeKeys {
                 return try await PKCS11Options.performRetrying { () throws(PKCS11Error) in
                     try token.signer(for: .label(keyLabel))
                 }
-            case .awsKMS:
-                // An entry that may stand for many keys: ``signers(_:path:environment:allowInsecure:)`` loads it.
-                throw CommandFailure.invalidInput("AWS KMS keys are loaded with the other keys of the entry")
+            case .awsKMS, .gcpKMS, .azureKeyVault:
+                // Keys read with the environment: ``signers(_:path:environment:allowInsecure:)`` loads them.
+                throw CommandFailure.invalidInput("cloud KMS keys are loaded with the environment")
             case .remoteSigner:
                 throw CommandFailure.invalidInput("a remote signer is a backend (ServeRemoteSigners), not a key")
             }

@@ -13,7 +13,9 @@ import SignerKit
 ///   (or `$SIGNERKIT_PIN`): a secp256k1 key on a PKCS#11 token (the module defaults to
 ///   `$SIGNERKIT_PKCS11_MODULE`);
 /// - `--aws-kms-key-id ID` with `--aws-region R` and `--aws-endpoint-url URL` (else the AWS variables): an
-///   `ECC_SECG_P256K1` key in AWS KMS (``AWSKMSOptions``).
+///   `ECC_SECG_P256K1` key in AWS KMS (``AWSKMSOptions``);
+/// - `--gcp-kms-key NAME` or `--azure-key-id URL`: a key in Google Cloud KMS or Azure Key Vault
+///   (``CloudKMSOptions``);
 /// - `--remote-signer URL --remote-account 0xADDR`: an account of a remote signer (``RemoteSignerOptions``),
 ///   for the commands that sign through the dispatcher (``loadSigningBackend(_:io:)``).
 ///
@@ -46,13 +48,17 @@ enum SigningKeyOptions {
         [
             keyFile, keystore, passwordFile, pkcs11Module, tokenLabel, keyLabel, keyID, pinFile,
             SecretFile.allowInsecureFlag,
-        ] + AWSKMSOptions.flags
+        ] + AWSKMSOptions.flags + CloudKMSOptions.flags
         + RemoteSignerOptions.flags
 
     /// The flag that selects each source (the others only qualify one), for messages.
     static var flagNames: [String] {
-        [keyFile.name, keystore.name, pkcs11Module.name, AWSKMSOptions.keyID.name, RemoteSignerOptions.url.name]
+        [keyFile.name, keystore.name, pkcs11Module.name, AWSKMSOptions.keyID.name] + cloudKeyFlagNames
+            + [RemoteSignerOptions.url.name]
     }
+
+    /// The flags of the Google Cloud KMS and Azure Key Vault sources.
+    static let cloudKeyFlagNames = [CloudKMSOptions.gcpKey.name, CloudKMSOptions.azureKeyID.name]
 
     /// The PKCS#11 flags: any of them selects the PKCS#11 source.
     static let pkcs11FlagNames: [String] = [
@@ -63,6 +69,7 @@ enum SigningKeyOptions {
     static let synopsis =
         "(--key-file F | --keystore F [--password-file P] | --pkcs11-module M --token-label L --key-label K [--pin-file F]"
         + " | --aws-kms-key-id ID [--aws-region R] [--aws-endpoint-url URL]"
+        + " | --gcp-kms-key NAME [--gcp-credentials F] [--gcp-kms-endpoint URL] | --azure-key-id URL"
         + " | --remote-signer URL --remote-account 0xADDR [--remote-signer-kind K] [--remote-token-file F])"
 
     /// Help paragraph on the key sources.
@@ -73,13 +80,17 @@ enum SigningKeyOptions {
         ARN or alias/NAME) with --aws-region R and --aws-endpoint-url URL (else $AWS_REGION or
         $AWS_DEFAULT_REGION, $AWS_ENDPOINT_URL_KMS or $AWS_ENDPOINT_URL): an ECC_SECG_P256K1 key in AWS KMS,
         credentials from $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY, $AWS_SESSION_TOKEN or the shared
-        credentials file ($AWS_SHARED_CREDENTIALS_FILE, profile $AWS_PROFILE); --remote-signer URL
-        --remote-account 0xADDR with --remote-signer-kind web3signer|signerkit (default web3signer) and
-        --remote-token-file F (else $SIGNERKIT_REMOTE_TOKEN): an account of a remote signer, every answer
-        verified (key address, sign, message sign, typed-data sign and tx sign). Keys, passwords and PINs are
-        never taken from arguments. Key, password and PIN files must be regular files (not symlinks or
-        FIFOs) of mode 0600 or stricter (--allow-insecure-permissions waives the symlink and mode checks);
-        password and PIN files lose one trailing newline (LF or CR LF) and nothing else.
+        credentials file ($AWS_SHARED_CREDENTIALS_FILE, profile $AWS_PROFILE); --gcp-kms-key NAME
+        (projects/…/cryptoKeyVersions/V) with --gcp-credentials F (else $GOOGLE_APPLICATION_CREDENTIALS) and
+        --gcp-kms-endpoint URL (else $GOOGLE_CLOUD_KMS_ENDPOINT): an EC_SIGN_SECP256K1_SHA256 key in Google
+        Cloud KMS; --azure-key-id URL (https://VAULT.vault.azure.net/keys/NAME/VERSION) with $AZURE_TENANT_ID,
+        $AZURE_CLIENT_ID, $AZURE_CLIENT_SECRET (and $AZURE_AUTHORITY_HOST): a P-256K key in Azure Key Vault;
+        --remote-signer URL --remote-account 0xADDR with --remote-signer-kind web3signer|signerkit (default
+        web3signer) and --remote-token-file F (else $SIGNERKIT_REMOTE_TOKEN): an account of a remote signer,
+        every answer verified (key address, sign, message sign, typed-data sign and tx sign). Keys, passwords
+        and PINs are never taken from arguments. Key, password and PIN files must be regular files (not
+        symlinks or FIFOs) of mode 0600 or stricter (--allow-insecure-permissions waives the symlink and mode
+        checks); password and PIN files lose one trailing newline (LF or CR LF) and nothing else.
         """
 
     /// Where the key comes from.
@@ -92,6 +103,10 @@ enum SigningKeyOptions {
         case pkcs11
         /// `--aws-kms-key-id ID`.
         case awsKMS
+        /// `--gcp-kms-key NAME`.
+        case gcpKMS
+        /// `--azure-key-id URL`.
+        case azureKeyVault
         /// `--remote-signer URL`.
         case remote
     }
@@ -104,8 +119,10 @@ enum SigningKeyOptions {
     @discardableResult
     static func checkPresent(_ options: ParsedOptions) throws(CommandFailure) -> Source {
         let pkcs11Given = pkcs11FlagNames.filter(options.has)
-        var given = [keyFile.name, keystore.name, AWSKMSOptions.keyID.name, RemoteSignerOptions.url.name].filter(
-            options.has)
+        var given =
+            ([keyFile.name, keystore.name, AWSKMSOptions.keyID.name] + cloudKeyFlagNames + [
+                RemoteSignerOptions.url.name
+            ]).filter(options.has)
         if let first = pkcs11Given.first { given.append(first) }
         guard given.count <= 1 else {
             throw .usage(
@@ -119,6 +136,10 @@ enum SigningKeyOptions {
         where options.has(flag.name) && !options.has(AWSKMSOptions.keyID.name) {
             throw .usage("\(flag.name) needs \(AWSKMSOptions.keyID.name)", command: options.commandPath)
         }
+        for flag in [CloudKMSOptions.gcpCredentials, CloudKMSOptions.gcpEndpoint]
+        where options.has(flag.name) && !options.has(CloudKMSOptions.gcpKey.name) {
+            throw .usage("\(flag.name) needs \(CloudKMSOptions.gcpKey.name)", command: options.commandPath)
+        }
         for flag in RemoteSignerOptions.qualifiers
         where options.has(flag.name) && !options.has(RemoteSignerOptions.url.name) {
             throw .usage("\(flag.name) needs \(RemoteSignerOptions.url.name)", command: options.commandPath)
@@ -127,6 +148,8 @@ enum SigningKeyOptions {
         if let path = options.value(keyFile.name) { return .keyFile(path) }
         if let path = options.value(keystore.name) { return .keystore(path) }
         if options.has(AWSKMSOptions.keyID.name) { return .awsKMS }
+        if options.has(CloudKMSOptions.gcpKey.name) { return .gcpKMS }
+        if options.has(CloudKMSOptions.azureKeyID.name) { return .azureKeyVault }
         guard pkcs11Given.isEmpty else { return .pkcs11 }
         throw .usage(
             "missing \(ParsedOptions.alternatives(flagNames)) (the private key to sign with)",
@@ -143,6 +166,7 @@ enum SigningKeyOptions {
 /// - PKCS#11: the module is loaded, the token found by label, one login made with the PIN from
 ///   `--pin-file` or `$SIGNERKIT_PIN`, and the key checked to be secp256k1 (see ``PKCS11Options``).
 /// - AWS KMS: one `GetPublicKey` for the key `--aws-kms-key-id` names (see ``AWSKMSOptions``).
+/// - Google Cloud KMS, Azure Key Vault: one `getPublicKey` / `get key` (see ``CloudKMSOptions``).
 ///
 /// Errors name the file, variable or PKCS#11 call and return code, never a secret.
 ///
@@ -163,6 +187,10 @@ func loadSigningKey(_ options: ParsedOptions, io: any CommandIO) async throws(Co
         return try await PKCS11Options.signer(options, io: io)
     case .awsKMS:
         return try await AWSKMSOptions.signer(options, io: io)
+    case .gcpKMS:
+        return try await CloudKMSOptions.gcpSigner(options, io: io)
+    case .azureKeyVault:
+        return try await CloudKMSOptions.azureSigner(options, io: io)
     case .remote:
         throw RemoteSignerOptions.notAKey(options)
     }

@@ -195,6 +195,13 @@ public enum ServiceKeySource: Sendable, Equatable {
     /// to the AWS variables; credentials come from the environment or the shared credentials file, never from
     /// the configuration.
     case awsKMS(selection: AWSKMSKeys, region: String?, endpointURL: String?)
+    /// `{"gcpKMS": {"keyName": NAME, "credentialsFile"?: P, "endpointURL"?: URL}}`: a Google Cloud KMS key version
+    /// (`EC_SIGN_SECP256K1_SHA256`); the service-account file defaults to `GOOGLE_APPLICATION_CREDENTIALS`, the
+    /// endpoint to `GOOGLE_CLOUD_KMS_ENDPOINT` or Google's.
+    case gcpKMS(keyName: String, credentialsFile: String?, endpointURL: String?)
+    /// `{"azureKeyVault": {"keyId": URL}}`: an Azure Key Vault key (`P-256K`); client credentials from
+    /// `AZURE_TENANT_ID`, `AZURE_CLIENT_ID`, `AZURE_CLIENT_SECRET`, never from the configuration.
+    case azureKeyVault(keyID: String)
     /// `{"remoteSigner": {"url": U, "kind"?: "web3signer"|"signerkit", "accounts"?: [0x…], "tokenFile"?: P}}`:
     /// accounts of another signer service (every account it lists when `accounts` is absent), its answers
     /// verified by the dispatcher; the bearer token from the file, never from the configuration.
@@ -253,6 +260,18 @@ public enum ServiceKeySource: Sendable, Equatable {
             self = .awsKMS(
                 selection: selection, region: try kms["region"].ifPresent?.string(),
                 endpointURL: try kms["endpointURL"].ifPresent?.string())
+        } else if object["gcpKMS"] != nil {
+            try json.object(allowing: ["gcpKMS"])
+            let kms = json["gcpKMS"]
+            try kms.object(allowing: ["keyName", "credentialsFile", "endpointURL"])
+            self = .gcpKMS(
+                keyName: try kms["keyName"].string(),
+                credentialsFile: try kms["credentialsFile"].ifPresent?.filePath(relativeTo: folder),
+                endpointURL: try kms["endpointURL"].ifPresent?.string())
+        } else if object["azureKeyVault"] != nil {
+            try json.object(allowing: ["azureKeyVault"])
+            try json["azureKeyVault"].object(allowing: ["keyId"])
+            self = .azureKeyVault(keyID: try json["azureKeyVault"]["keyId"].string())
         } else if object["remoteSigner"] != nil {
             try json.object(allowing: ["remoteSigner"])
             let remote = json["remoteSigner"]
@@ -271,7 +290,9 @@ public enum ServiceKeySource: Sendable, Equatable {
                 url: try remote["url"].string(), kind: kind, accounts: accounts,
                 tokenFile: try remote["tokenFile"].ifPresent?.filePath(relativeTo: folder))
         } else {
-            throw json.fail("expected one of keyFile, keystore, mnemonicFile, pkcs11, awsKMS or remoteSigner")
+            throw json.fail(
+                "expected one of keyFile, keystore, mnemonicFile, pkcs11, awsKMS, gcpKMS, azureKeyVault or remoteSigner"
+            )
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SignerKitHTTP
+import SignerKitSupport
 
 /// How the client identifies itself to the Pay API: an `Api-Key`, or a public `App-Id` with a `Client-Id`.
 public enum PayAuthentication: Sendable, Equatable, CustomStringConvertible {
@@ -172,17 +173,10 @@ public struct PayClientConfiguration: Sendable {
         guard let host = url.host?.lowercased(), let scheme = url.scheme?.lowercased(), url.user == nil else {
             return false
         }
-        if Self.isLoopback(host), let apiHost = baseURL.host?.lowercased(), Self.isLoopback(apiHost) {
+        if LoopbackHost.contains(host), let apiHost = baseURL.host?.lowercased(), LoopbackHost.contains(apiHost) {
             return scheme == "http" || scheme == "https"
         }
         guard scheme == "https" else { return false }
         return dataCollectionHosts.contains { host == $0 || host.hasSuffix("." + $0) }
-    }
-
-    /// `127.0.0.1` (any 127/8 address), `::1` and `localhost`.
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]"
-            || host.hasPrefix("127.")
-                && host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil }
     }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates the Python venv for the local EVM test node (scripts/evm-node/server.py): eth-tester with
 # its py-evm backend, web3.py and safe-eth-py, pinned in requirements.txt beside this script. Test tooling only.
+# The cloud KMS stand-ins (scripts/cloud-kms-standins/server.py) use its eth-keys and pycryptodome too.
 #
 # Usage: scripts/evm-node/install.sh        (venv at ${SIGNERKIT_EVM_VENV:-<repo>/.build/evm-venv})
 # Idempotent: a venv whose stamp matches requirements.txt is left alone. PYTHON picks the interpreter.

@@ -27,6 +27,7 @@ enum FuzzTargets {
         SigningIntentTargets.policyFile,
         TokenTargets.pkcs11Attributes,
         TokenTargets.kmsDER,
+        CloudKMSTargets.cloudKMSInputs,
         ServiceTargets.serviceRequest,
         SmartAccountTargets.erc6492Wrapper,
     ]

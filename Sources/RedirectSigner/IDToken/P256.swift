@@ -43,44 +43,23 @@ enum P256 {
     /// SHA-256 of `bytes`.
     static func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(bytes) }
 
-    /// A canonical S-expression atom: `LEN:bytes`.
-    static func atom(_ bytes: [UInt8]) -> [UInt8] { Array(String(bytes.count).utf8) + [UInt8(ascii: ":")] + bytes }
-
-    static func atom(_ text: String) -> [UInt8] { atom(Array(text.utf8)) }
-
-    /// A list of already-encoded elements.
-    static func list(_ elements: [UInt8]...) -> [UInt8] {
-        [UInt8(ascii: "(")] + elements.flatMap { $0 } + [UInt8(ascii: ")")]
-    }
-
-    /// An unsigned big-endian integer as an MPI atom, with a `00` byte when the top bit is set (so a
-    /// signed reading gives the same number).
-    static func unsignedAtom(_ bytes: [UInt8]) -> [UInt8] {
-        atom((bytes.first ?? 0) & 0x80 != 0 ? [0] + bytes : bytes)
-    }
-
-    /// Parses a canonical S-expression; `nil` when libgcrypt refuses it.
-    static func scan(_ bytes: [UInt8]) -> gcry_sexp_t? {
-        ensureInitialized()
-        var sexp: gcry_sexp_t?
-        var offset = 0
-        let status = bytes.withUnsafeBytes { buffer in gcry_sexp_sscan(&sexp, &offset, buffer.baseAddress, buffer.count)
-        }
-        guard status == 0 else { return nil }
-        return sexp
-    }
-
     static func publicKey(point: [UInt8]) -> [UInt8] {
-        list(atom("public-key"), list(atom("ecc"), list(atom("curve"), atom(curve)), list(atom("q"), atom(point))))
+        GcryptSexp.list(
+            GcryptSexp.atom("public-key"),
+            GcryptSexp.list(
+                GcryptSexp.atom("ecc"), GcryptSexp.list(GcryptSexp.atom("curve"), GcryptSexp.atom(curve)),
+                GcryptSexp.list(GcryptSexp.atom("q"), GcryptSexp.atom(point))))
     }
 
     static func data(digest: [UInt8]) -> [UInt8] {
-        list(atom("data"), list(atom("flags"), atom("rfc6979")), list(atom("hash"), atom("sha256"), atom(digest)))
+        GcryptSexp.list(
+            GcryptSexp.atom("data"), GcryptSexp.list(GcryptSexp.atom("flags"), GcryptSexp.atom("rfc6979")),
+            GcryptSexp.list(GcryptSexp.atom("hash"), GcryptSexp.atom("sha256"), GcryptSexp.atom(digest)))
     }
 
     /// Whether the uncompressed point `04‖x‖y` lies on P-256.
     static func isOnCurve(_ point: [UInt8]) -> Bool {
-        guard let key = scan(publicKey(point: point)) else { return false }
+        guard let key = GcryptSexp.scan(publicKey(point: point)) else { return false }
         defer { gcry_sexp_release(key) }
         var context: gcry_ctx_t?
         guard gcry_mpi_ec_new(&context, key, nil) == 0, let context else { return false }
@@ -91,24 +70,18 @@ enum P256 {
     }
 
     static func verify(point: [UInt8], r: [UInt8], s: [UInt8], digest: [UInt8]) -> Bool {
-        guard let key = scan(publicKey(point: point)) else { return false }
+        guard let key = GcryptSexp.scan(publicKey(point: point)) else { return false }
         defer { gcry_sexp_release(key) }
-        guard let data = scan(data(digest: digest)) else { return false }
+        guard let data = GcryptSexp.scan(data(digest: digest)) else { return false }
         defer { gcry_sexp_release(data) }
-        let signature = list(
-            atom("sig-val"), list(atom("ecdsa"), list(atom("r"), unsignedAtom(r)), list(atom("s"), unsignedAtom(s))))
-        guard let sig = scan(signature) else { return false }
+        let signature = GcryptSexp.list(
+            GcryptSexp.atom("sig-val"),
+            GcryptSexp.list(
+                GcryptSexp.atom("ecdsa"), GcryptSexp.list(GcryptSexp.atom("r"), GcryptSexp.unsignedAtom(r)),
+                GcryptSexp.list(GcryptSexp.atom("s"), GcryptSexp.unsignedAtom(s))))
+        guard let sig = GcryptSexp.scan(signature) else { return false }
         defer { gcry_sexp_release(sig) }
         return gcry_pk_verify(sig, data, key) == 0
-    }
-
-    /// The data of the first `name` sub-list's second element, e.g. `q` or `r`.
-    static func token(_ sexp: gcry_sexp_t, _ name: String) -> [UInt8]? {
-        guard let found = gcry_sexp_find_token(sexp, name, 0) else { return nil }
-        defer { gcry_sexp_release(found) }
-        var length = 0
-        guard let pointer = gcry_sexp_nth_data(found, 1, &length) else { return nil }
-        return Array(UnsafeRawBufferPointer(start: pointer, count: length))
     }
 
     /// An unsigned integer as exactly 32 bytes (leading zeros added or a sign byte dropped).
@@ -133,9 +106,11 @@ package final class P256SigningKey: @unchecked Sendable {
     /// A fresh key from libgcrypt's strong random generator.
     package init() {
         P256.ensureInitialized()
-        let parameters = P256.list(
-            P256.atom("genkey"), P256.list(P256.atom("ecc"), P256.list(P256.atom("curve"), P256.atom(P256.curve))))
-        guard let spec = P256.scan(parameters) else { fatalError("libgcrypt refused the P-256 key parameters") }
+        let parameters = GcryptSexp.list(
+            GcryptSexp.atom("genkey"),
+            GcryptSexp.list(
+                GcryptSexp.atom("ecc"), GcryptSexp.list(GcryptSexp.atom("curve"), GcryptSexp.atom(P256.curve))))
+        guard let spec = GcryptSexp.scan(parameters) else { fatalError("libgcrypt refused the P-256 key parameters") }
         defer { gcry_sexp_release(spec) }
         var generated: gcry_sexp_t?
         guard gcry_pk_genkey(&generated, spec) == 0, let generated else {
@@ -144,7 +119,7 @@ package final class P256SigningKey: @unchecked Sendable {
         guard let secret = gcry_sexp_find_token(generated, "private-key", 0) else {
             fatalError("libgcrypt returned no private key")
         }
-        guard let point = P256.token(generated, "q"), point.count == 65, point[0] == 4,
+        guard let point = GcryptSexp.token(generated, "q"), point.count == 65, point[0] == 4,
             let publicKey = P256PublicKey(x: Array(point[1..<33]), y: Array(point[33..<65]))
         else { fatalError("libgcrypt returned an unexpected public key") }
         gcry_sexp_release(generated)
@@ -159,7 +134,7 @@ package final class P256SigningKey: @unchecked Sendable {
     /// The ES256 signature of `message`: 64 bytes r‖s over SHA-256(`message`).
     package func sign(_ message: [UInt8]) -> [UInt8] {
         let digest = P256.sha256(message)
-        guard let data = P256.scan(P256.data(digest: digest)) else { fatalError("libgcrypt refused the data") }
+        guard let data = GcryptSexp.scan(P256.data(digest: digest)) else { fatalError("libgcrypt refused the data") }
         defer { gcry_sexp_release(data) }
         return lock.withLock { _ in
             var signature: gcry_sexp_t?
@@ -167,8 +142,8 @@ package final class P256SigningKey: @unchecked Sendable {
                 fatalError("libgcrypt could not sign with P-256")
             }
             defer { gcry_sexp_release(signature) }
-            guard let r = P256.token(signature, "r").flatMap(P256.fixed32),
-                let s = P256.token(signature, "s").flatMap(P256.fixed32)
+            guard let r = GcryptSexp.token(signature, "r").flatMap(P256.fixed32),
+                let s = GcryptSexp.token(signature, "s").flatMap(P256.fixed32)
             else { fatalError("libgcrypt returned an unexpected signature") }
             return r + s
         }

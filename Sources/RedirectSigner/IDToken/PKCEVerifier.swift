@@ -1,3 +1,5 @@
+import EthereumPrimitives
+
 /// A PKCE code verifier (RFC 7636) and its S256 challenge: the authorize request carries the challenge,
 /// and only the holder of the verifier can exchange the returned authorization code.
 ///

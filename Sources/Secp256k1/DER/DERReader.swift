@@ -1,7 +1,7 @@
 import EthereumPrimitives
 
-/// A strict reader of the few DER elements SignerKit reads (SEQUENCE, INTEGER, OBJECT IDENTIFIER,
-/// BIT STRING): definite minimal lengths only, every element read whole, positions in errors.
+/// A strict reader of the few DER elements SignerKit reads (SEQUENCE, INTEGER, OCTET STRING, OBJECT
+/// IDENTIFIER, BIT STRING): definite minimal lengths only, every element read whole, positions in errors.
 package struct DERReader {
     /// The input.
     private let bytes: [UInt8]
@@ -56,6 +56,9 @@ package struct DERReader {
         return (start, contentStart..<contentStart + length)
     }
 
+    /// The bytes of `range` (a content range ``element(_:)`` returned).
+    package func contents(_ range: Range<Int>) -> ArraySlice<UInt8> { bytes[range] }
+
     /// Reads a SEQUENCE and returns a reader of its content.
     package mutating func sequence() throws(DERError) -> DERReader {
         let (_, content) = try element(0x30)
@@ -90,5 +93,24 @@ package struct DERReader {
         let (start, content) = try element(0x03)
         guard !content.isEmpty, bytes[content.lowerBound] == 0 else { throw .invalidPoint(offset: start) }
         return (start, bytes[(content.lowerBound + 1)..<content.upperBound])
+    }
+}
+
+extension DERReader {
+    /// Reads a non-negative INTEGER of any length, minimally encoded; returns its big-endian magnitude
+    /// without the sign byte (an RSA modulus or exponent).
+    package mutating func unsignedInteger() throws(DERError) -> [UInt8] {
+        let (start, content) = try element(0x02)
+        let value = contents(content)
+        guard let first = value.first, first & 0x80 == 0 else { throw .invalidInteger(offset: start) }
+        guard first == 0, value.count > 1 else { return Array(value) }
+        guard value.count >= 2, value[value.startIndex + 1] & 0x80 != 0 else { throw .invalidInteger(offset: start) }
+        return Array(value.dropFirst())
+    }
+
+    /// Reads an OCTET STRING and returns a reader of its content (PKCS#8 wraps the private key in one).
+    package mutating func octetString() throws(DERError) -> DERReader {
+        let (_, content) = try element(0x04)
+        return DERReader(bytes: bytes, start: content.lowerBound, end: content.upperBound)
     }
 }
