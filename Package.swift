@@ -311,7 +311,7 @@ let package = Package(
             name: "SignerKitTestSupport",
             dependencies: ["EthereumPrimitives", "SignerKitHTTP", "SignerKitCurl", "SoftwareSigner", "AWSKMSSigner"],
             path: "Tests/SignerKitTestSupport",
-            resources: [.copy("Vectors")],
+            resources: [.copy("Vectors"), .copy("Contracts")],
             swiftSettings: strictSwift
         ),
         .testTarget(
