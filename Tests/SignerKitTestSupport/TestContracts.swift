@@ -43,7 +43,8 @@ public enum TestContracts {
         }
         return Artifact(
             name: try text("contract"), compiler: try text("compiler"), evmVersion: try text("evmVersion"),
-            bytecode: try Hex.decode(try text("bytecode")), runtimeBytecode: try Hex.decode(try text("runtimeBytecode")),
+            bytecode: try Hex.decode(try text("bytecode")),
+            runtimeBytecode: try Hex.decode(try text("runtimeBytecode")),
             url: url)
     }
 

@@ -20,7 +20,8 @@ extension ERC7821Batch {
         let dataLength = try reader.integer(at: dataStart, field: "executionData length")
         let data = dataStart + 32
         guard dataLength <= calldata.count - data else {
-            throw .truncated(field: "executionData", position: data, needed: dataLength, available: calldata.count - data)
+            throw .truncated(
+                field: "executionData", position: data, needed: dataLength, available: calldata.count - data)
         }
         let end = data + dataLength
         // abi.encode(Call[]): an offset to the array, its length, then one offset per call.
@@ -44,7 +45,7 @@ extension ERC7821Batch {
                     field: "\(field).data", position: bytes + 32, needed: length, available: end - (bytes + 32))
             }
             calls.append(
-                Call(to: to, value: UInt256(bigEndian: value.bytes) ?? .zero, data: Array(calldata[(bytes + 32)..<(bytes + 32 + length)])))
+                Call(to: to, value: UInt256(word: value), data: Array(calldata[(bytes + 32)..<(bytes + 32 + length)])))
         }
         self.init(calls: calls)
         let canonical = self.calldata

@@ -95,7 +95,9 @@ struct ERC7821BatchTests {
         #expect(
             refused(Array(good.dropLast(40)))
                 == .truncated(field: "executionData", position: 100, needed: 256, available: 216))
-        #expect(refused(Array(good.prefix(50))) == .truncated(field: "executionData offset", position: 36, needed: 32, available: 14))
+        #expect(
+            refused(Array(good.prefix(50)))
+                == .truncated(field: "executionData offset", position: 36, needed: 32, available: 14))
         #expect(refused(changed(132, to: 0x01)) == .tooLarge(field: "calls length", position: 132))
         #expect(refused(changed(196, to: 0x01)) == .addressNotPadded(field: "calls[0].target", position: 196))
         #expect(
