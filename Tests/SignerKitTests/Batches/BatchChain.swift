@@ -62,7 +62,8 @@ struct BatchChain {
     }
 
     /// `eth_sendTransaction` through the dispatcher from `from` to `to` with `data` (and the tuples, making it
-    /// type 0x4; `gas` fixed when given, else estimated); the mined receipt.
+    /// type 0x4; `gas` fixed when given, else estimated); the mined receipt, also when it reverted (which the
+    /// dispatcher reports as `DispatchError.Kind.transactionReverted`).
     func send(
         from: SoftwareKeySigner, to: Address, data: [UInt8], authorizations: [SignedAuthorization] = [],
         gas: UInt64? = nil
@@ -72,11 +73,19 @@ struct BatchChain {
             fields += #","authorizationList":\#(JSONValue.array(authorizations.map(\.json)).serialized)"#
         }
         if let gas { fields += #","gas":"0x\#(String(gas, radix: 16))""# }
-        let signed = try await dispatcher.sign(actions: [
-            WalletRpcAction(chainId: chain, method: .sendTransaction, params: "[{\(fields)}]")
-        ])
-        guard case .transactionHash(let hash) = try #require(signed.outcomes.first) else {
-            throw LocalEVMError(description: "expected a transaction hash, got \(signed.outcomes)")
+        let hash: Bytes32
+        do {
+            let signed = try await dispatcher.sign(actions: [
+                WalletRpcAction(chainId: chain, method: .sendTransaction, params: "[{\(fields)}]")
+            ])
+            guard case .transactionHash(let mined) = try #require(signed.outcomes.first) else {
+                throw LocalEVMError(description: "expected a transaction hash, got \(signed.outcomes)")
+            }
+            hash = mined
+        } catch let error as DispatchError {
+            // A mined transaction that reverted: the dispatcher says so; its receipt tells the rest.
+            guard case .transactionReverted(let reverted) = error.kind else { throw error }
+            hash = reverted
         }
         return try #require(try await evm.call("eth_getTransactionReceipt", [.string(hash.hex)]).objectValue)
     }

@@ -82,10 +82,11 @@ struct BatchExecutorLocalEVMTests {
 
         // The same two calls as separate transactions from a plain EOA, the same storage changes: one
         // transaction's base cost saved outweighs the executor's overhead.
+        // (Fresh spender and recipient, as the batch had: a first allowance and a first balance cost the most.)
         let approved = try await setup.send(
-            from: setup.other, to: setup.token, data: BatchChain.approve(spender2, 100))
+            from: setup.other, to: setup.token, data: BatchChain.approve(PrivateKey.generate().address, 100))
         let paid = try await setup.send(
-            from: setup.other, to: setup.token, data: BatchChain.transfer(recipient2, 40))
+            from: setup.other, to: setup.token, data: BatchChain.transfer(PrivateKey.generate().address, 40))
         #expect(approved["status"]?.stringValue == "0x1" && paid["status"]?.stringValue == "0x1")
         let batchGas = try BatchChain.gasUsed(batched)
         let separateGas = try BatchChain.gasUsed(approved) + BatchChain.gasUsed(paid)
