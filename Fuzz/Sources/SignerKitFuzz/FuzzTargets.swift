@@ -29,6 +29,7 @@ enum FuzzTargets {
         TokenTargets.kmsDER,
         ServiceTargets.serviceRequest,
         SmartAccountTargets.erc6492Wrapper,
+        BatchTargets.erc7821Batch,
     ]
 
     /// The target this process runs (set once by `main` before the fuzzing loop starts).
