@@ -330,7 +330,7 @@ let package = Package(
                 "AWSKMSSigner",
             ],
             path: "Tests/SignerKitTestSupport",
-            resources: [.copy("Vectors")],
+            resources: [.copy("Vectors"), .copy("Contracts")],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -318,6 +318,34 @@ def seeds_erc6492_wrapper():
     ]
 
 
+def seeds_erc7821_batch():
+    def word(value):
+        return value.to_bytes(32, "big")
+
+    def padded(data):
+        return word(len(data)) + data + bytes(-len(data) % 32)
+
+    def calls(items):
+        heads, tails = b"", b""
+        for target, value, data in items:
+            heads += word(32 * len(items) + len(tails))
+            tails += bytes(12) + target + word(value) + word(96) + padded(data)
+        return word(32) + word(len(items)) + heads + tails
+
+    def execute(items):
+        return bytes.fromhex("e9ae5c53") + b"\x01" + bytes(31) + word(64) + padded(calls(items))
+
+    token = bytes.fromhex("00000000000000000000000000000000000c0de0")
+    approve = bytes.fromhex("095ea7b3") + bytes(12) + bytes.fromhex("11" * 20) + word(100)
+    transfer = bytes.fromhex("a9059cbb") + bytes(12) + bytes.fromhex("22" * 20) + word(40)
+    return [
+        execute([]),
+        execute([(token, 0, approve), (token, 0, transfer)]),
+        execute([(bytes(20), 7, b""), (token, 1, bytes(range(33)))]),
+        bytes.fromhex("e9ae5c53"),
+    ]
+
+
 SEEDS = {
     "json": seeds_json,
     "kms-der": seeds_kms_der,
@@ -347,6 +375,7 @@ SEEDS = {
     "pkcs11-attributes": seeds_pkcs11_attributes,
     "service-request": seeds_service_request,
     "erc6492-wrapper": seeds_erc6492_wrapper,
+    "erc7821-batch": seeds_erc7821_batch,
 }
 
 

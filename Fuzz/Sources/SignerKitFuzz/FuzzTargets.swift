@@ -30,6 +30,7 @@ enum FuzzTargets {
         CloudKMSTargets.cloudKMSInputs,
         ServiceTargets.serviceRequest,
         SmartAccountTargets.erc6492Wrapper,
+        BatchTargets.erc7821Batch,
     ]
 
     /// The target this process runs (set once by `main` before the fuzzing loop starts).

@@ -70,7 +70,7 @@ extension AllowedDelegates {
 extension PolicyFile {
     /// The ``AllowedDelegates`` policy of a policy file's JSON text (its `allowedDelegates` member), or
     /// `nil` when the file has none: then no authorization may be signed. The whole file is checked as
-    /// ``policies(jsonText:now:)`` checks it.
+    /// ``policies(jsonText:now:usageStore:)`` checks it.
     public static func allowedDelegates(jsonText: String) throws(PolicyFileError) -> AllowedDelegates? {
         try policies(jsonText: jsonText).lazy.compactMap { $0 as? AllowedDelegates }.first
     }
