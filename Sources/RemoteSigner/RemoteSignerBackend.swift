@@ -12,7 +12,7 @@ import SignerKit
 /// the request field for field, carry the action's chain id and recover to the account. A remote that lies
 /// (another key, a changed transaction, a wrong `v`) is refused there, and nothing is bundled.
 ///
-/// `eth_sendTransaction` runs through the dispatcher's transaction pipeline (``FilledTransactionSigner``): filled
+/// `eth_sendTransaction` runs through the dispatcher's transaction pipeline (`FilledTransactionSigner`): filled
 /// from the node, its nonce reserved in the journal, judged by the policies, then signed by the remote with
 /// `eth_signTransaction`; the answer must be exactly the filled transaction signed by the account before it is
 /// journalled and broadcast by the dispatcher. A remote is never asked to broadcast.
