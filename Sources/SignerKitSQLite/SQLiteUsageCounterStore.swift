@@ -38,10 +38,7 @@ public final class SQLiteUsageCounterStore: UsageCounterStore {
     public func admit(_ charge: UsageCharge, within limits: UsageLimits) async throws(UsageStoreError)
         -> UsageAdmission
     {
-        try await change(charge) { current in
-            guard let next = current.adding(charge), limits.allow(next) else { return (nil, .exceeded(current)) }
-            return (next, .admitted(next))
-        }
+        try await change(charge) { current in charge.admission(at: current, within: limits) }
     }
 
     /// Takes `charge` back, never below zero.

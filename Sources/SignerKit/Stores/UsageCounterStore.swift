@@ -89,6 +89,17 @@ public struct UsageTotals: Sendable, Hashable {
     }
 }
 
+extension UsageCharge {
+    /// What admitting this charge to a row standing at `current` decides, the one rule every store applies
+    /// inside its transaction: the row's new totals (`nil`: unchanged) and the answer.
+    public func admission(at current: UsageTotals, within limits: UsageLimits) -> (
+        next: UsageTotals?, answer: UsageAdmission
+    ) {
+        guard let next = current.adding(self), limits.allow(next) else { return (nil, .exceeded(current)) }
+        return (next, .admitted(next))
+    }
+}
+
 /// What ``UsageCounterStore/admit(_:within:)`` decided.
 public enum UsageAdmission: Sendable, Hashable {
     /// Counted; the totals after it.
@@ -129,10 +140,9 @@ public final class MemoryUsageCounterStore: UsageCounterStore {
     {
         let row = Row(counter: charge.counter, subject: charge.subject, windowStart: charge.windowStart)
         return rows.withLock { rows in
-            let current = rows[row] ?? .zero
-            guard let next = current.adding(charge), limits.allow(next) else { return .exceeded(current) }
-            rows[row] = next
-            return .admitted(next)
+            let (next, answer) = charge.admission(at: rows[row] ?? .zero, within: limits)
+            if let next { rows[row] = next }
+            return answer
         }
     }
 
