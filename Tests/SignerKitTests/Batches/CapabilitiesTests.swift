@@ -8,7 +8,7 @@ import Testing
 /// EIP-5792's `atomic` capability from ``RpcDispatcher/capabilities(of:chains:deadline:)`` on a Prague local
 /// EVM: a registered key is `ready` while its code is empty and a delegate is allowed, `supported` once
 /// delegated to the allowed executor, and `unsupported` under an empty allow-list, a delegation the policy
-/// does not allow, or on a chain without a node.
+/// does not allow, a backend that is not a key, or on a chain without a node.
 @Suite("wallet_getCapabilities in the dispatcher")
 struct CapabilitiesTests {
     /// A chain the dispatchers have no node for.
@@ -43,6 +43,14 @@ struct CapabilitiesTests {
         #expect(try await atomic(unpoliced) == [setup.chain: .unsupported, Self.nodeless: .unsupported])
         // Another delegate is allowed: an authorization to it would upgrade the account.
         #expect(try await atomic(elsewhere) == [setup.chain: .ready, Self.nodeless: .unsupported])
+        // A backend that sends transactions but is not a key (a hosted wallet) cannot sign an authorization.
+        let hosted = PrivateKey.generate().address
+        let calls = CallCounter()
+        try allowing.register(RejectingBackend(account: hosted, counter: calls))
+        #expect(
+            try await allowing.capabilities(of: hosted, chains: [setup.chain])
+                == [setup.chain: AccountCapabilities(atomic: .unsupported)])
+        #expect(calls.calls == 0)
 
         let delegated = try await setup.send(
             from: setup.account, to: account, data: ERC7821Batch(calls: []).calldata,
