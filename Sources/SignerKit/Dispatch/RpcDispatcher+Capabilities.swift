@@ -62,7 +62,7 @@ extension RpcDispatcher {
         do throws(NodeError) {
             let result = try await node.call(method: method, params: [.string(account.checksummed), .string("latest")])
             guard let text = result.stringValue, let bytes = try? Hex.decode(text) else {
-                throw NodeResponseReader(method: method).fail("result: expected 0x-hex code, got \(result.kindName)")
+                throw NodeResponseReader(method: method).fail("result: not 0x-hex code (a \(result.kindName))")
             }
             code = bytes
         } catch {
