@@ -29,6 +29,7 @@ package struct ServiceHTTPHandler: Sendable {
         metrics = ServiceMetrics(
             knownMethods: Set(SignerService.signingMethods.keys).union([
                 "eth_accounts", "eth_chainId", "eth_sign", "signerkit_signActions", "signerkit_preview",
+                "wallet_getCapabilities",
             ]), knownBackends: service.backendNames)
     }
 

@@ -42,6 +42,8 @@ extension SignerService {
             return await signActions(call, client: client, deadline: deadline, requestKey: requestKey, record: &record)
         case "signerkit_preview":
             return preview(call, client: client, record: &record)
+        case "wallet_getCapabilities":
+            return await capabilities(call, client: client, deadline: deadline)
         default:
             if let method = Self.signingMethods[call.method] {
                 return await sign(

@@ -29,12 +29,12 @@ struct InProcessService {
 
     /// A service on `directory` (fresh when `nil`) and `node` (a new funded node when `nil`); `clientMembers`
     /// and `members` are JSON members (each list starting with a comma) added to the client and to the
-    /// configuration.
+    /// configuration; `policies` are the service's policies.
     static func start(
         directory: URL? = nil, node givenNode: LocalEVM? = nil, audit: ScriptedAuditTrail = ScriptedAuditTrail(),
         idempotency: ((SQLiteIdempotencyStore) -> any IdempotencyStore)? = nil,
         transport: any HTTPTransport = CurlHTTPTransport.shared, clientMembers: String = "", members: String = "",
-        clock: any SignerClock = SystemClock()
+        clock: any SignerClock = SystemClock(), policies: [any ActionPolicy] = []
     ) async throws -> InProcessService {
         let key = try TestKeys.signer(TestKeys.alphaHex)
         let node: LocalEVM
@@ -56,7 +56,8 @@ struct InProcessService {
         let sqliteStore = try SQLiteIdempotencyStore(path: databasePath)
         let service = try SignerService(
             configuration: configuration, signers: [key],
-            upstream: [chain: JSONRPCClient(url: node.url, transport: transport)], journal: journal,
+            upstream: [chain: JSONRPCClient(url: node.url, transport: transport)], policies: policies,
+            journal: journal,
             idempotency: idempotency?(sqliteStore) ?? sqliteStore, audit: audit, clock: clock)
         let lines = LogLines()
         let handler = ServiceHTTPHandler(service: service, log: { line in lines.append(line) })

@@ -38,6 +38,17 @@ public struct AllowedDelegates: ActionPolicy {
         return .pass
     }
 
+    /// Whether an authorization for `chainId` naming `delegate` would pass this policy: the same rule an
+    /// authorization is evaluated by, applied to a tuple of that chain and delegate.
+    public func allows(_ delegate: Address, chainId: UInt256) -> Bool {
+        evaluate(Authorization(chainId: chainId, address: delegate, nonce: 0)) == .pass
+    }
+
+    /// The delegates an authorization for `chainId` may name: those ``allows(_:chainId:)`` passes.
+    public func delegates(chainId: UInt256) -> Set<Address> {
+        delegates.filter { allows($0, chainId: chainId) }
+    }
+
     /// Fails a type-4 transaction whose `authorizationList` holds a tuple this policy would not sign
     /// (naming its position); every other action passes.
     public func evaluate(_ request: ResolvedRequest) -> PolicyDecision {
