@@ -22,11 +22,13 @@ enum PipelineSigner: Sendable {
     /// A backend signing filled transactions (for `eth_sendTransaction` only).
     case backend(any FilledTransactionSigner)
 
-    /// The signer for `method` of a route to `backend` (a key signs both transaction methods; a backend's
-    /// `eth_signTransaction` is its own).
-    static func of(_ backend: any WalletRpcSigner, key: (any PrehashSigner)?, method: RpcMethod) -> PipelineSigner? {
+    /// The signer for `method` of a route whose backend is `key` or `filledSigner` (a key signs both
+    /// transaction methods; a backend's `eth_signTransaction` is its own).
+    static func of(key: (any PrehashSigner)?, filledSigner: (any FilledTransactionSigner)?, method: RpcMethod)
+        -> PipelineSigner?
+    {
         if let key { return .key(key) }
-        if method == .sendTransaction, let signer = backend as? any FilledTransactionSigner { return .backend(signer) }
+        if method == .sendTransaction, let filledSigner { return .backend(filledSigner) }
         return nil
     }
 

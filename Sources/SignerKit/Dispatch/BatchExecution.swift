@@ -241,9 +241,7 @@ struct BatchRun: Sendable {
                 }
             }
         }
-        if case .transaction(let transaction, let feesOpen) = request.payload,
-            let signer = PipelineSigner.of(job.backend, key: job.key, method: request.method)
-        {
+        if case .transaction(let transaction, let feesOpen) = request.payload, let signer = job.pipelineSigner {
             let pipeline = TransactionPipeline(
                 signer: signer, request: request, batch: batch, transaction: transaction, feesOpen: feesOpen)
             do throws(DispatchError.Kind) { return try await pipeline.run() } catch {

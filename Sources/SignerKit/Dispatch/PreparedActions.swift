@@ -19,10 +19,10 @@ public struct PreparedActions: Sendable {
     public var backendNames: [String] { prepared.map(\.backend.name) }
 }
 
-/// One resolved action and where it goes: the backend it is routed to and, when that backend is a registered
-/// key, the key (whose transactions the dispatcher's ``TransactionPipeline`` fills, signs and sends).
+/// One resolved action and where it goes: the backend it is routed to and, for a transaction the dispatcher's
+/// ``TransactionPipeline`` fills, signs and sends, who signs in it.
 struct RoutedAction: Sendable {
     let request: ResolvedRequest
     let backend: any WalletRpcSigner
-    let key: (any PrehashSigner)?
+    let pipelineSigner: PipelineSigner?
 }

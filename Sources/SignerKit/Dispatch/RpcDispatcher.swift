@@ -30,6 +30,8 @@ public final class RpcDispatcher: Sendable {
         let preflight: (any PreflightChecked)?
         /// The key, when the backend is a registered key (cast once, at registration).
         let key: (any PrehashSigner)?
+        /// The same backend when it signs filled transactions (cast once, at registration).
+        let filledSigner: (any FilledTransactionSigner)?
         let account: Address
         let chains: Set<ChainID>?
         let methods: Set<RpcMethod>
@@ -84,9 +86,11 @@ public final class RpcDispatcher: Sendable {
         }
         let preflight = backend as? any PreflightChecked
         let key = (backend as? PrehashBackend)?.key
+        let filledSigner = backend as? any FilledTransactionSigner
         let newRoutes = backend.accounts.map {
             Route(
-                backend: backend, preflight: preflight, key: key, account: $0, chains: backend.chains,
+                backend: backend, preflight: preflight, key: key, filledSigner: filledSigner, account: $0,
+                chains: backend.chains,
                 methods: backend.methods)
         }
         try routes.withLock { (table: inout [Address: [Route]]) throws(RegistrationError) in
@@ -246,7 +250,7 @@ public final class RpcDispatcher: Sendable {
             throw DispatchError(index: index, method: action.method, kind: refusal)
         }
         // A backend that signs filled transactions: the dispatcher sends, so it needs the chain's node first.
-        if request.method == .sendTransaction, request.node == nil, route.backend is any FilledTransactionSigner {
+        if request.method == .sendTransaction, request.node == nil, route.filledSigner != nil {
             throw DispatchError(index: index, method: action.method, kind: .noNode(action.chainId.description))
         }
         for policy in policies {
@@ -255,7 +259,9 @@ public final class RpcDispatcher: Sendable {
                     index: index, method: action.method, kind: .policyViolation(policy: policy.name, reason: reason))
             }
         }
-        return RoutedAction(request: request, backend: route.backend, key: route.key)
+        return RoutedAction(
+            request: request, backend: route.backend,
+            pipelineSigner: PipelineSigner.of(key: route.key, filledSigner: route.filledSigner, method: request.method))
     }
 
     /// The next action index for the resolution workers to claim.
