@@ -76,9 +76,7 @@ extension SignerService {
     /// `ronin_sponsorTransaction`'s answer: the sender's request with `payerV`, `payerR`, `payerS` added, as
     /// `signerkit tx sponsor` prints it (the dispatcher already verified the signature over this request).
     static func sponsoredRequest(_ request: JSONValue, payerSignature: JSONValue) -> Result<JSONValue, JSONRPCError> {
-        guard case .string(let text) = payerSignature, let bytes = try? Hex.decode(text), bytes.count == 65,
-            let r = Bytes32(bytes[0..<32]), let s = Bytes32(bytes[32..<64]),
-            let signature = try? RecoverableSignature(r: r, s: s, recoveryId: bytes[64]),
+        guard case .string(let text) = payerSignature, let signature = try? RecoverableSignature(hex: text),
             var sponsored = try? TransactionRequest(json: request)
         else {
             return .failure(

@@ -29,10 +29,7 @@ public enum SponsoredRoundTrip {
         let sponsorship = try await studio.sign(actions: [
             WalletRpcAction(chainId: chain, method: .sponsorTransaction, params: .array([request.json]))
         ])
-        let signature = try Hex.decode(sponsorship.results[0])
-        request.payerSignature = try RecoverableSignature(
-            r: Bytes32(signature[0..<32]) ?? Bytes32(), s: Bytes32(signature[32..<64]) ?? Bytes32(),
-            recoveryId: signature[64])
+        request.payerSignature = try RecoverableSignature(hex: sponsorship.results[0])
 
         let wallet = RpcDispatcher()
         try wallet.register(sender)

@@ -130,9 +130,7 @@ extension SignedActions {
             do { bytes = try Hex.decode(text) } catch {
                 throw ResultVerifier.Failure(description: "result \(shown) is not hex: \(error)")
             }
-            guard bytes.count == 65, bytes[64] <= 1, let r = Bytes32(bytes[0..<32]), let s = Bytes32(bytes[32..<64]),
-                let signature = try? RecoverableSignature(r: r, s: s, recoveryId: bytes[64])
-            else {
+            guard bytes.count == 65, bytes[64] <= 1, let signature = try? RecoverableSignature(rsv: bytes) else {
                 throw ResultVerifier.Failure(
                     description: "result \(shown) is not a payer's signature (65 bytes r‖s‖yParity, yParity 0 or 1)")
             }
