@@ -62,20 +62,9 @@ enum RequestResolver {
                 node: node,
                 previewer: previewer)
         case .sendTransaction, .signTransaction:
-            guard let first = params.first, first.kind == .object, case .object(let object) = first.value else {
-                throw fail(.invalidParams("[0] (transaction): expected an object"))
-            }
-            var request: TransactionRequest
-            do { request = try TransactionRequest(json: .object(object)) } catch {
-                throw fail(.invalidParams("[0] (transaction): \(error)"))
-            }
+            var (request, object) = try transaction(params, fail: fail)
             guard let from = request.from else { throw fail(.invalidParams("[0] (transaction).from: missing")) }
-            if let txChain = request.chainId, txChain != chainId {
-                throw fail(
-                    .chainMismatch(
-                        field: "transaction.chainId", expected: action.chainId.description,
-                        actual: txChain.decimalString))
-            }
+            try checkChain(of: request, chainId: chainId, action: action, fail: fail)
             // No type and no fee fields: the backend may choose EIP-1559 fees from the node.
             let feesOpen =
                 object["type"] == nil && request.gasPrice == nil && request.maxFeePerGas == nil
@@ -105,13 +94,7 @@ enum RequestResolver {
     private static func sponsorship(
         _ params: [JSONNode], chainId: UInt256, action: WalletRpcAction, fail: (DispatchError.Kind) -> DispatchError
     ) throws(DispatchError) -> (TransactionRequest, payer: Address) {
-        guard let first = params.first, first.kind == .object, case .object(let object) = first.value else {
-            throw fail(.invalidParams("[0] (transaction): expected an object"))
-        }
-        var request: TransactionRequest
-        do { request = try TransactionRequest(json: .object(object)) } catch {
-            throw fail(.invalidParams("[0] (transaction): \(error)"))
-        }
+        var (request, _) = try transaction(params, fail: fail)
         guard request.type == .roninSponsored else {
             throw fail(.invalidParams("[0] (transaction).type: \(request.type) is not a sponsored transaction (0x64)"))
         }
@@ -123,11 +106,7 @@ enum RequestResolver {
         guard request.payerSignature == nil else {
             throw fail(.invalidParams("[0] (transaction).payerV: the request is already sponsored"))
         }
-        if let txChain = request.chainId, txChain != chainId {
-            throw fail(
-                .chainMismatch(
-                    field: "transaction.chainId", expected: action.chainId.description, actual: txChain.decimalString))
-        }
+        try checkChain(of: request, chainId: chainId, action: action, fail: fail)
         if let missing = request.missingFields.first {
             throw fail(
                 .invalidParams(
@@ -136,6 +115,29 @@ enum RequestResolver {
         if request.expiredTime == nil { throw fail(.invalidParams("[0] (transaction).expiredTime: missing")) }
         request.chainId = chainId
         return (request, payer)
+    }
+
+    /// The transaction object of `[tx]` params, read strictly.
+    private static func transaction(_ params: [JSONNode], fail: (DispatchError.Kind) -> DispatchError)
+        throws(DispatchError) -> (TransactionRequest, JSONObject)
+    {
+        guard let first = params.first, first.kind == .object, case .object(let object) = first.value else {
+            throw fail(.invalidParams("[0] (transaction): expected an object"))
+        }
+        do { return (try TransactionRequest(json: .object(object)), object) } catch {
+            throw fail(.invalidParams("[0] (transaction): \(error)"))
+        }
+    }
+
+    /// Refuses a transaction whose own `chainId` is not the action's chain.
+    private static func checkChain(
+        of request: TransactionRequest, chainId: UInt256, action: WalletRpcAction,
+        fail: (DispatchError.Kind) -> DispatchError
+    ) throws(DispatchError) {
+        guard let txChain = request.chainId, txChain != chainId else { return }
+        throw fail(
+            .chainMismatch(
+                field: "transaction.chainId", expected: action.chainId.description, actual: txChain.decimalString))
     }
 
     private static func address(
