@@ -32,6 +32,11 @@ public final class PostgresTransactionJournal: TransactionJournal {
             chain text NOT NULL, account text NOT NULL, nonce bytea NOT NULL, expires timestamptz NOT NULL,
             PRIMARY KEY (chain, account, nonce))
         """,
+        """
+        CREATE TABLE IF NOT EXISTS signerkit_call_batches (
+            id text PRIMARY KEY, digest bytea NOT NULL, chain text NOT NULL, account text NOT NULL,
+            calls text NOT NULL, execution text NOT NULL, delegate text)
+        """,
     ]
 
     /// Connects to the database of `configuration` and creates the journal's tables when they are missing.

@@ -27,6 +27,9 @@ public final class SQLiteTransactionJournal: TransactionJournal {
         CREATE TABLE IF NOT EXISTS reservations (
             chain TEXT NOT NULL, account TEXT NOT NULL, nonce BLOB NOT NULL, expires REAL NOT NULL,
             PRIMARY KEY (chain, account, nonce));
+        CREATE TABLE IF NOT EXISTS call_batches (
+            id TEXT PRIMARY KEY, digest BLOB NOT NULL, chain TEXT NOT NULL, account TEXT NOT NULL,
+            calls TEXT NOT NULL, execution TEXT NOT NULL, delegate TEXT);
         """
 
     /// Opens (creating) the journal at `path`.

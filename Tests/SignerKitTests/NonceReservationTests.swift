@@ -38,6 +38,12 @@ private final class ReservingJournal: TransactionJournal {
 
     func unresolvedEntries() async throws(JournalError) -> [JournalEntry] { try await file.unresolvedEntries() }
 
+    func claimCallBatch(_ batch: CallBatchRecord) async throws(JournalError) -> CallBatchRecord {
+        try await file.claimCallBatch(batch)
+    }
+
+    func callBatch(id: String) async throws(JournalError) -> CallBatchRecord? { try await file.callBatch(id: id) }
+
     func highestNonce(chain: ChainID, account: Address) async throws(JournalError) -> UInt256? {
         try await file.highestNonce(chain: chain, account: account)
     }

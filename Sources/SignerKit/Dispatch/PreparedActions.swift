@@ -5,7 +5,7 @@
 public struct PreparedActions: Sendable {
     /// The actions, in order.
     public let actions: [WalletRpcAction]
-    let prepared: [RoutedAction]
+    var prepared: [RoutedAction]
 
     init(actions: [WalletRpcAction], prepared: [RoutedAction]) {
         self.actions = actions
@@ -22,7 +22,7 @@ public struct PreparedActions: Sendable {
 /// One resolved action and where it goes: the backend it is routed to and, for a transaction the dispatcher's
 /// ``TransactionPipeline`` fills, signs and sends, who signs in it.
 struct RoutedAction: Sendable {
-    let request: ResolvedRequest
+    var request: ResolvedRequest
     let backend: any WalletRpcSigner
     let pipelineSigner: PipelineSigner?
 }

@@ -71,10 +71,17 @@ enum RequestResolver {
                 && request.maxPriorityFeePerGas == nil
             request.chainId = request.chainId ?? chainId
             let payload = ResolvedRequest.Payload.transaction(request, feesOpen: feesOpen)
+            let calls: [ResolvedRequest]
+            do throws(DispatchError.Kind) {
+                calls = try BatchedCalls.requests(
+                    of: request, account: from, index: index, action: action, method: method, chainId: chainId,
+                    node: node, previewer: previewer)
+            } catch {
+                throw fail(error)
+            }
             return ResolvedRequest(
                 index: index, action: action, method: method, chainId: chainId, account: from, payload: payload,
-                node: node,
-                previewer: previewer)
+                node: node, previewer: previewer, calls: calls)
         case .sponsorTransaction:
             let (request, payer) = try sponsorship(params, chainId: chainId, action: action, fail: fail)
             let payerHash: Bytes32

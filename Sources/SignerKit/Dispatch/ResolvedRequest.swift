@@ -34,6 +34,15 @@ public struct ResolvedRequest: Sendable {
     public let payload: Payload
     /// The node for this chain, if the dispatcher has one (needed to fill and broadcast transactions).
     public let node: (any EthereumNode)?
+    /// The calls an ERC-7821 batch runs when this transaction goes from the account to itself and calls
+    /// `execute` (the account's EIP-7702 delegate executes them): each as an `eth_sendTransaction` request of
+    /// the account to the call's target, with the action's index. Policies judge every one of them as well as
+    /// the transaction, and batch policies count them in its place (see docs/BATCHED-CALLS.md). Empty for
+    /// anything else.
+    public let calls: [ResolvedRequest]
+    /// For a batch `wallet_sendCalls` runs on an account that is not yet delegated: the executor the
+    /// transaction's own authorization delegates to, signed by the account's key once its nonce is reserved.
+    var selfDelegation: SelfDelegation?
     /// What the action really does (token, amount, spender, deadline, warnings); policies judge it.
     /// Computed on first use and kept, so a batch that no policy previews does not pay for it.
     public var preview: SigningPreview { lazyPreview.value }
@@ -42,9 +51,10 @@ public struct ResolvedRequest: Sendable {
     /// A resolved request whose preview `previewer` makes when it is first asked for.
     init(
         index: Int, action: WalletRpcAction, method: RpcMethod, chainId: UInt256, account: Address, payload: Payload,
-        node: (any EthereumNode)?, previewer: SigningPreviewer
+        node: (any EthereumNode)?, previewer: SigningPreviewer, calls: [ResolvedRequest] = []
     ) {
         self.index = index
+        self.calls = calls
         self.action = action
         self.method = method
         self.chainId = chainId
@@ -52,8 +62,10 @@ public struct ResolvedRequest: Sendable {
         self.payload = payload
         self.node = node
         lazyPreview = LazyPreview {
-            previewer.preview(
+            var preview = previewer.preview(
                 index: index, action: action, method: method, chainId: chainId, account: account, payload: payload)
+            if !calls.isEmpty { preview.batch(calls.map(\.preview)) }
+            return preview
         }
     }
 
@@ -63,6 +75,33 @@ public struct ResolvedRequest: Sendable {
         case .transaction(let tx, _), .sponsorship(let tx, _): tx.value
         case .personalMessage, .typedData: .zero
         }
+    }
+}
+
+/// The EIP-7702 authorization a transaction carries for its own sender: the account delegates to `delegate`
+/// in the same transaction that first uses the delegation (its authorization names the transaction's nonce
+/// + 1, since the sender's nonce is incremented before the tuple is applied).
+struct SelfDelegation: Sendable {
+    /// The executor delegated to.
+    let delegate: Address
+    /// The policy the authorization is signed under (the dispatcher's own).
+    let policy: AllowedDelegates
+
+    /// The one tuple a transaction with `nonce` from `account` on chain `chainId` may carry, or why `tuples`
+    /// are not it.
+    func mismatch(_ tuples: [SignedAuthorization], nonce: UInt256, account: Address, chainId: UInt256) -> String? {
+        guard tuples.count == 1, let tuple = tuples.first else {
+            return "the batch's own authorization: expected one tuple, got \(tuples.count)"
+        }
+        guard tuple.address == delegate, tuple.chainId == chainId, UInt256(tuple.nonce) == nonce.adding(UInt256(1))
+        else {
+            return
+                "the batch's own authorization does not delegate to \(delegate.checksummed) at nonce + 1 on this chain"
+        }
+        guard (try? tuple.recoverAuthority()) == account else {
+            return "the batch's own authorization is not signed by \(account.checksummed)"
+        }
+        return nil
     }
 }
 

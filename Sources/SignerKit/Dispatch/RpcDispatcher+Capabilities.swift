@@ -7,13 +7,15 @@ extension RpcDispatcher {
     /// - ``AtomicCapability/supported`` when the backend that sends the account's transactions on the chain
     ///   finds the account's code (`eth_getCode` at `latest` on the chain's node) to be an EIP-7702
     ///   delegation designator `0xef0100 ‖ delegate` whose delegate the dispatcher's ``AllowedDelegates``
-    ///   policy allows on that chain;
+    ///   policy allows on that chain, and the account answers ERC-7821's `supportsExecutionMode` for the
+    ///   single-batch mode with true (`eth_call`);
     /// - ``AtomicCapability/ready`` when that backend is a registered key (it can sign an EIP-7702
-    ///   authorization), the account has no code, and the policy allows at least one delegate on the chain;
+    ///   authorization), the account has no code, and the policy allows a delegate on the chain that answers
+    ///   `supportsExecutionMode` with true (a batch executor);
     /// - ``AtomicCapability/unsupported`` otherwise: no backend sends the account's transactions on the
     ///   chain, no node for it, a backend that cannot sign authorizations, no ``AllowedDelegates`` policy or
-    ///   none of its delegates allowed, contract code, or a delegation to a delegate the policy does not
-    ///   allow. No registered backend executes a batch of transactions by itself today (the Safe backend
+    ///   none of its delegates allowed or executing batches, contract code, or a delegation to a delegate the
+    ///   policy does not allow or that does not execute batches. No registered backend executes a batch of transactions by itself today (the Safe backend
     ///   signs messages only), so no answer comes from the backend alone.
     ///
     /// - Parameters:
@@ -55,29 +57,62 @@ extension RpcDispatcher {
     private func atomic(of account: Address, on chain: ChainID, id: UInt256) async throws(CapabilitiesError)
         -> AtomicCapability
     {
+        do throws(NodeError) {
+            switch try await atomicRoute(of: account, on: chain, id: id) {
+            case .supported: return .supported
+            case .ready: return .ready
+            case .unsupported: return .unsupported
+            }
+        } catch {
+            throw .node(chain, error)
+        }
+    }
+
+    /// How `account` could run a batch atomically on `chain`, from its code and the policy: `supported` when it
+    /// is delegated to an allowed delegate and executes ERC-7821's single-batch mode, `ready` (with the delegate
+    /// to authorize) when it is a key without code and an allowed delegate on the chain executes that mode, else
+    /// `unsupported`.
+    func atomicRoute(of account: Address, on chain: ChainID, id: UInt256) async throws(NodeError) -> AtomicRoute {
         guard let backend = backend(for: account, chain: chain, method: .sendTransaction), let node = nodes[chain]
         else { return .unsupported }
         let method = "eth_getCode"
-        let code: [UInt8]
-        do throws(NodeError) {
-            let result = try await node.call(method: method, params: [.string(account.checksummed), .string("latest")])
-            guard let text = result.stringValue, let bytes = try? Hex.decode(text) else {
-                throw NodeResponseReader(method: method).fail("result: not 0x-hex code (a \(result.kindName))")
-            }
-            code = bytes
-        } catch {
-            throw .node(chain, error)
+        let result = try await node.call(method: method, params: [.string(account.checksummed), .string("latest")])
+        guard let text = result.stringValue, let code = try? Hex.decode(text) else {
+            throw NodeResponseReader(method: method).fail("result: not 0x-hex code (a \(result.kindName))")
         }
         let policies = policies.compactMap { $0 as? AllowedDelegates }
         let allowed = { (delegate: Address) in
             !policies.isEmpty && policies.allSatisfy { $0.allows(delegate, chainId: id) }
         }
         if let delegate = Self.delegate(designatedBy: code) {
-            return allowed(delegate) ? .supported : .unsupported
+            guard allowed(delegate), try await Self.executesBatches(account, node: node) else { return .unsupported }
+            return .supported
         }
-        guard code.isEmpty, backend is PrehashBackend else { return .unsupported }
-        let candidates = policies.first?.delegates(chainId: id) ?? []
-        return candidates.contains(where: allowed) ? .ready : .unsupported
+        guard code.isEmpty, backend is PrehashBackend, let policy = policies.first else { return .unsupported }
+        // In address order, so every instance picks the same executor.
+        for candidate in policy.delegates(chainId: id).filter(allowed).sorted(by: { $0.lowercased < $1.lowercased })
+        where try await Self.executesBatches(candidate, node: node) {
+            return .ready(delegate: candidate)
+        }
+        return .unsupported
+    }
+
+    /// Whether the code at `address` (a delegate, or an account running a delegate's code) answers ERC-7821's
+    /// `supportsExecutionMode(singleBatchMode)` with true. A call the node refuses (a revert: no such
+    /// function) is a no; a node that does not answer is an error.
+    static func executesBatches(_ address: Address, node: any EthereumNode) async throws(NodeError) -> Bool {
+        let call = JSONValue.object(
+            JSONObject([
+                "to": .string(address.lowercased),
+                "data": .string(Hex.encode(ERC7821Batch.supportsExecutionModeCalldata())),
+            ]))
+        let answer: JSONValue
+        do { answer = try await node.call(method: "eth_call", params: [call, .string("latest")]) } catch {
+            if case .rpc = error { return false }
+            throw error
+        }
+        guard let text = answer.stringValue, let bytes = try? Hex.decode(text) else { return false }
+        return bytes.count == 32 && bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1
     }
 
     /// The delegate of an EIP-7702 delegation designator (`0xef0100 ‖ delegate`, 23 bytes), or `nil` when
@@ -86,4 +121,14 @@ extension RpcDispatcher {
         guard code.count == 23, code.starts(with: [0xef, 0x01, 0x00]) else { return nil }
         return Address(bytes: code.dropFirst(3))
     }
+}
+
+/// How an account can run an atomic batch on a chain (see ``RpcDispatcher/atomicRoute(of:on:id:)``).
+enum AtomicRoute: Sendable {
+    /// Delegated to an allowed batch executor.
+    case supported
+    /// A key without code: its transaction can carry its own authorization to `delegate`.
+    case ready(delegate: Address)
+    /// Neither.
+    case unsupported
 }

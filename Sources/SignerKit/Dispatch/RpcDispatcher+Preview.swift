@@ -19,9 +19,16 @@ extension RpcDispatcher {
     }
 
     /// Runs the batch policies on the resolved batch (phase 1, before anything is signed).
+    /// The previews batch policies judge for `request`: its calls' (recursively) when it runs a batch, else
+    /// its own.
+    static func judgedPreviews(of request: ResolvedRequest) -> [SigningPreview] {
+        request.calls.isEmpty ? [request.preview] : request.calls.flatMap { judgedPreviews(of: $0) }
+    }
+
     func evaluateBatchPolicies(_ requests: [ResolvedRequest]) throws(DispatchError) {
         guard !batchPolicies.isEmpty else { return }
-        let previews = requests.map(\.preview)
+        // A batch's calls count in its place: a cap summed over the batch sums over every call.
+        let previews = requests.flatMap { Self.judgedPreviews(of: $0) }
         for policy in batchPolicies {
             if case .fail(let index, let reason) = policy.evaluate(batch: previews) {
                 let method = requests.indices.contains(index) ? requests[index].action.method : nil

@@ -253,15 +253,26 @@ public final class RpcDispatcher: Sendable {
         if request.method == .sendTransaction, request.node == nil, route.filledSigner != nil {
             throw DispatchError(index: index, method: action.method, kind: .noNode(action.chainId.description))
         }
-        for policy in policies {
-            if case .fail(let reason) = policy.evaluate(request) {
-                throw DispatchError(
-                    index: index, method: action.method, kind: .policyViolation(policy: policy.name, reason: reason))
-            }
-        }
+        try evaluatePolicies(request, index: index, method: action.method)
         return RoutedAction(
             request: request, backend: route.backend,
             pipelineSigner: PipelineSigner.of(key: route.key, filledSigner: route.filledSigner, method: request.method))
+    }
+
+    /// Every policy on `request`, then on each call of its batch (``ResolvedRequest/calls``, named
+    /// `call[i]` in the refusal, nested batches `call[i].call[j]`).
+    private func evaluatePolicies(_ request: ResolvedRequest, index: Int, method: String, call: String = "")
+        throws(DispatchError)
+    {
+        for policy in policies {
+            if case .fail(let reason) = policy.evaluate(request) {
+                throw DispatchError(
+                    index: index, method: method, kind: .policyViolation(policy: policy.name, reason: call + reason))
+            }
+        }
+        for (position, inner) in request.calls.enumerated() {
+            try evaluatePolicies(inner, index: index, method: method, call: "\(call)call[\(position)]: ")
+        }
     }
 
     /// The next action index for the resolution workers to claim.

@@ -12,7 +12,8 @@ import SignerKitSupport
 /// locked with `flock` around each read-and-append so several processes can share it.
 ///
 /// Each line is one record: a broadcast (`"op":"broadcast"` with identity, chain, account, nonce, hash and
-/// the raw transaction) or a resolution (`"op":"reported"` / `"op":"rejected"` with the hash). A last line
+/// the raw transaction), a resolution (`"op":"reported"` / `"op":"rejected"` with the hash), or an EIP-5792
+/// call batch (`"op":"calls"` with id, digest, chain, account, call count, execution and delegate). A last line
 /// without its newline is a record whose write was cut off (the process died before its fsync returned),
 /// so it was never broadcast: it is ignored, and cut off before the next append. The file is created with
 /// mode 0600; a symbolic link or anything but a regular file is refused.
@@ -77,6 +78,24 @@ public final class FileTransactionJournal: TransactionJournal {
     public func highestNonce(chain: ChainID, account: Address) async throws(JournalError) -> UInt256? {
         try await queue.perform { () throws(JournalError) in
             try self.withLockedFile { (_, state) in state.highestNonce(chain: chain, account: account) }
+        }
+    }
+
+    /// Appends `batch` unless a batch with its id is in the file; returns the one in the file.
+    public func claimCallBatch(_ batch: CallBatchRecord) async throws(JournalError) -> CallBatchRecord {
+        try await queue.perform { () throws(JournalError) in
+            try self.withLockedFile { (file, state) throws(JournalError) in
+                if let recorded = state.callBatches[batch.id] { return recorded }
+                try file.append(JournalRecord.callBatch(batch).line)
+                return batch
+            }
+        }
+    }
+
+    /// The call batch recorded under `id`.
+    public func callBatch(id: String) async throws(JournalError) -> CallBatchRecord? {
+        try await queue.perform { () throws(JournalError) in
+            try self.withLockedFile { (_, state) in state.callBatches[id] }
         }
     }
 

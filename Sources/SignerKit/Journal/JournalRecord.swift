@@ -6,6 +6,8 @@ enum JournalRecord: Sendable, Equatable {
     case broadcast(JournalEntry)
     /// The end of a transaction's story.
     case resolution(Bytes32, JournalOutcome)
+    /// An EIP-5792 call batch, recorded before its transactions.
+    case callBatch(CallBatchRecord)
 
     /// The record as one JSON line, newline included.
     var line: String {
@@ -23,6 +25,15 @@ enum JournalRecord: Sendable, Equatable {
         case .resolution(let hash, let outcome):
             object["op"] = .string(outcome.rawValue)
             object["hash"] = .string(hash.hex)
+        case .callBatch(let batch):
+            object["op"] = .string("calls")
+            object["id"] = .string(batch.id)
+            object["digest"] = .string(batch.digest.hex)
+            object["chain"] = .string(batch.chain.description)
+            object["account"] = .string(batch.account.checksummed)
+            object["calls"] = .number(String(batch.callCount))
+            object["execution"] = .string(batch.executionName)
+            if let delegate = batch.delegate { object["delegate"] = .string(delegate.checksummed) }
         }
         return JSONValue.object(object).serialized + "\n"
     }
@@ -47,6 +58,10 @@ enum JournalRecord: Sendable, Equatable {
             self = .resolution(try hash("hash"), outcome)
             return
         }
+        if op == "calls" {
+            self = .callBatch(try Self.callBatch(object, text: text, hash: hash))
+            return
+        }
         guard op == "broadcast" else { throw RecordError("unknown op \(EchoedText.abbreviated(op))") }
         do {
             let raw = try Hex.decode(try text("raw"))
@@ -63,6 +78,34 @@ enum JournalRecord: Sendable, Equatable {
         }
     }
 
+    /// A `calls` line's batch.
+    private static func callBatch(
+        _ object: JSONObject, text: (String) throws(RecordError) -> String,
+        hash: (String) throws(RecordError) -> Bytes32
+    ) throws(RecordError) -> CallBatchRecord {
+        guard case .number(let count)? = object["calls"], let calls = Int(count) else {
+            throw RecordError("calls: not a count")
+        }
+        let delegate: Address?
+        let chain: ChainID
+        let account: Address
+        do {
+            delegate = try object["delegate"].map { value throws in try Address(value.stringValue ?? "") }
+            chain = try ChainID(try text("chain"))
+            account = try Address(try text("account"))
+        } catch let error as RecordError {
+            throw error
+        } catch {
+            throw RecordError("\(error)")
+        }
+        guard
+            let batch = CallBatchRecord(
+                id: try text("id"), digest: try hash("digest"), chain: chain, account: account, callCount: calls,
+                executionName: try text("execution"), delegate: delegate)
+        else { throw RecordError("execution: not a call batch's execution") }
+        return batch
+    }
+
     /// Why a line is not a record.
     struct RecordError: Error {
         let reason: String
@@ -76,6 +119,8 @@ struct JournalState: Sendable {
     private(set) var entries: [JournalEntry] = []
     /// Resolutions by hash (the last one counts).
     private(set) var outcomes: [Bytes32: JournalOutcome] = [:]
+    /// EIP-5792 call batches by id (the first one counts).
+    private(set) var callBatches: [String: CallBatchRecord] = [:]
 
     /// Folds the records of a journal file's text.
     init(parsing bytes: [UInt8]) throws(JournalError) {
@@ -95,6 +140,7 @@ struct JournalState: Sendable {
         switch record {
         case .broadcast(let entry): entries.append(entry)
         case .resolution(let hash, let outcome): outcomes[hash] = outcome
+        case .callBatch(let batch): if callBatches[batch.id] == nil { callBatches[batch.id] = batch }
         }
     }
 

@@ -113,6 +113,15 @@ public protocol TransactionJournal: Sendable {
     /// Ends a reservation whose transaction will not be recorded (signing failed or was refused). The default
     /// does nothing.
     func releaseNonce(chain: ChainID, account: Address, nonce: UInt256) async throws(JournalError)
+
+    /// Records an EIP-5792 call batch under its id before any of its transactions is signed, unless a batch
+    /// is already recorded under that id: returns the batch recorded under the id, `batch` itself or the earlier
+    /// one. The check and the write are one atomic step for every process sharing the journal, so two
+    /// requests with one id never both decide how it runs.
+    func claimCallBatch(_ batch: CallBatchRecord) async throws(JournalError) -> CallBatchRecord
+
+    /// The call batch recorded under `id`, if any.
+    func callBatch(id: String) async throws(JournalError) -> CallBatchRecord?
 }
 
 extension TransactionJournal {

@@ -5,9 +5,13 @@ import EthereumTransactions
 enum TransactionFiller {
     /// A missing nonce is `max(node pending count, nonceFloor)`: the floor covers transactions this batch
     /// (or the journal) already used, which a lagging node may not count yet.
+    ///
+    /// `authorizing`, when given, signs the transaction's own EIP-7702 authorization for the filled nonce: it is
+    /// added (the type becoming 0x4) before the gas is estimated, so the node runs the call delegated.
     static func fill(
         _ request: TransactionRequest, feesOpen: Bool, from: Address, node: (any EthereumNode)?,
-        nonceFloor: UInt256? = nil
+        nonceFloor: UInt256? = nil,
+        authorizing: (@Sendable (UInt256) async throws(SignerError) -> SignedAuthorization)? = nil
     ) async throws(SignerError) -> TransactionRequest {
         var request = request
         guard !request.missingFields.isEmpty || feesOpen else { return request }
@@ -31,6 +35,10 @@ enum TransactionFiller {
             if request.nonce == nil {
                 let pending = try await node.transactionCount(of: from, block: .pending)
                 request = request.filling(nonce: max(pending, nonceFloor ?? .zero))
+            }
+            if let authorizing, let nonce = request.nonce {
+                request.type = .eip7702
+                request.authorizationList = [try await authorizing(nonce)]
             }
             if request.gasLimit == nil {
                 var call = JSONObject()

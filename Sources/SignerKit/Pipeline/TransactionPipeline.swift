@@ -39,6 +39,7 @@ struct TransactionPipeline: Sendable {
         CrashPoint.reached(.filled)
         let reservation = try await reserveNonce(of: &filled)
         do {
+            try await authorizeSelfDelegation(of: &filled)
             return try await signAndSend(filled)
         } catch {
             // Nothing was recorded with the nonce (a recorded entry ends its reservation itself).
@@ -58,10 +59,12 @@ struct TransactionPipeline: Sendable {
         }
         let floor = transaction.nonce == nil ? batch.highestNonce(in: lane).flatMap { $0.adding(UInt256(1)) } : nil
         let (transaction, feesOpen, account, node) = (transaction, feesOpen, request.account, request.node)
+        let authorizing = try selfAuthorizer()
         do {
             return try await NodeCall.shielded { () async throws(SignerError) -> TransactionRequest in
                 try await TransactionFiller.fill(
-                    transaction, feesOpen: feesOpen, from: account, node: node, nonceFloor: floor)
+                    transaction, feesOpen: feesOpen, from: account, node: node, nonceFloor: floor,
+                    authorizing: authorizing)
             }
         } catch {
             throw .backend(error)
@@ -83,6 +86,40 @@ struct TransactionPipeline: Sendable {
         filled.nonce = nonce
         CrashPoint.reached(.reserved)
         return NonceReservation(journal: journal, lane: lane, nonce: nonce)
+    }
+
+    /// Signs the account's own authorization for a transaction with nonce `n` (tuple nonce `n + 1`), when the
+    /// request delegates in its own transaction (``ResolvedRequest/selfDelegation``); `nil` otherwise. Only a
+    /// key can: another backend is refused before anything is filled.
+    private func selfAuthorizer() throws(DispatchError.Kind)
+        -> (@Sendable (UInt256) async throws(SignerError) -> SignedAuthorization)?
+    {
+        guard let delegation = request.selfDelegation else { return nil }
+        guard case .key(let key) = signer else {
+            throw .backend(.invalidRequest("the account's backend cannot sign an EIP-7702 authorization"))
+        }
+        let chainId = request.chainId
+        return { (nonce: UInt256) async throws(SignerError) -> SignedAuthorization in
+            guard let next = nonce.adding(UInt256(1))?.uint64 else {
+                throw .invalidRequest("nonce \(nonce.decimalString) leaves no authorization nonce")
+            }
+            return try await key.signAuthorization(
+                Authorization(chainId: chainId, address: delegation.delegate, nonce: next), policy: delegation.policy)
+        }
+    }
+
+    /// After the nonce is reserved: the self-delegation's tuple names that nonce + 1 (signed again when the
+    /// reservation moved the nonce the filler proposed).
+    private func authorizeSelfDelegation(of filled: inout TransactionRequest) async throws(DispatchError.Kind) {
+        guard let authorizing = try selfAuthorizer(), let nonce = filled.nonce,
+            filled.authorizationList.first.map({ UInt256($0.nonce) != nonce.adding(UInt256(1)) }) ?? true
+        else { return }
+        do {
+            filled.authorizationList = [try await authorizing(nonce)]
+        } catch {
+            throw DispatchError.Kind(backendError: error)
+        }
+        filled.type = .eip7702
     }
 
     /// The refusal of a sponsored request (type 0x64) that lacks a field: its payer signed every field, so

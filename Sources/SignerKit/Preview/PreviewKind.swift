@@ -7,6 +7,9 @@ public enum PreviewKind: String, Sendable, Hashable, CaseIterable {
     case contractCreation = "contract-creation"
     /// A transaction calling a contract with calldata that is none of the decoded ERC-20 calls.
     case contractCall = "contract-call"
+    /// A transaction from the account to itself calling ERC-7821 `execute`: the calls of
+    /// ``SigningPreview/calls`` run in order, all or none (an EIP-5792 atomic batch).
+    case batchedCalls = "batched-calls"
     /// ERC-20 `transfer(address,uint256)`.
     case erc20Transfer = "erc20-transfer"
     /// ERC-20 `approve(address,uint256)`.

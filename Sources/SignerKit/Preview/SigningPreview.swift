@@ -48,6 +48,8 @@ public struct SigningPreview: Sendable, Hashable {
     public var warnings: [PreviewWarning] = []
     /// The EIP-7702 delegations a type-4 transaction sets, in list order.
     public var delegations: [PreviewDelegation] = []
+    /// For a ``PreviewKind/batchedCalls`` transaction: the preview of each call it runs, in order.
+    public var calls: [SigningPreview] = []
     /// For `ronin_sponsorTransaction`: whose transaction the payer (``account``) pays for, how much at most and
     /// until when; the call itself is described by the other fields.
     public var sponsorship: PreviewSponsorship?
@@ -61,6 +63,16 @@ public struct SigningPreview: Sendable, Hashable {
         self.method = method
         self.account = account
         self.kind = kind
+    }
+
+    /// Makes this the preview of a batch running `calls`: kind ``PreviewKind/batchedCalls``, the calls'
+    /// warnings added to its own (once each).
+    mutating func batch(_ calls: [SigningPreview]) {
+        kind = .batchedCalls
+        self.calls = calls
+        for warning in calls.flatMap(\.warnings) where !warnings.contains(warning) { warnings.append(warning) }
+        warnings.removeAll { $0 == .unrecognized }
+        if calls.contains(where: { $0.warnings.contains(.unrecognized) }) { warnings.append(.unrecognized) }
     }
 
     /// The first token involved.
@@ -112,10 +124,18 @@ public struct SigningPreview: Sendable, Hashable {
         for delegation in delegations { parts.append(delegation.text) }
         if let sponsorship { parts.append(sponsorship.text) }
         for field in fields.prefix(8) { parts.append("\(field.label)=\(field.value)") }
+        for (position, call) in calls.enumerated() { parts.append("call[\(position)]: \(call.callText)") }
         if fields.count > 8 { parts.append("… \(fields.count - 8) more fields") }
         if !parts.isEmpty { text += " " + parts.joined(separator: ", ") }
         if !warnings.isEmpty { text += " [warnings: \(warnings.map(\.rawValue).joined(separator: ", "))]" }
         return text
+    }
+
+    /// One call of a batch as the batch's line shows it: kind and what it moves, to whom.
+    var callText: String {
+        let line = self.line
+        guard let colon = line.range(of: ": ") else { return kind.rawValue }
+        return String(line[colon.upperBound...])
     }
 
     /// The JSON object of `signerkit preview --json`.
@@ -157,6 +177,7 @@ public struct SigningPreview: Sendable, Hashable {
         }
         if !delegations.isEmpty { object["delegations"] = .array(delegations.map(\.json)) }
         if let sponsorship { object["sponsorship"] = sponsorship.json }
+        if !calls.isEmpty { object["calls"] = .array(calls.map(\.json)) }
         object["warnings"] = .array(warnings.map { .string($0.rawValue) })
         return .object(object)
     }

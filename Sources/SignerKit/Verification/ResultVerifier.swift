@@ -78,6 +78,18 @@ enum ResultVerifier {
         _ signed: SignedTransaction, matches request: TransactionRequest, feesOpen: Bool, for resolved: ResolvedRequest
     ) throws(Failure) {
         let transaction = signed.transaction
+        var request = request
+        if let delegation = resolved.selfDelegation {
+            // The batch's own delegation: the one tuple SignerKit signed for this nonce, nothing else.
+            if let mismatch = delegation.mismatch(
+                transaction.authorizationList, nonce: transaction.nonce, account: resolved.account,
+                chainId: resolved.chainId)
+            {
+                throw Failure(description: "the signed transaction differs from the request: \(mismatch)")
+            }
+            request.type = .eip7702
+            request.authorizationList = transaction.authorizationList
+        }
         if let mismatch = mismatch(transaction, request, feesOpen: feesOpen, chainId: resolved.chainId) {
             throw Failure(description: "the signed transaction differs from the request: \(mismatch)")
         }
