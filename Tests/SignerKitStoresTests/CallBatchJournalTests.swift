@@ -24,10 +24,15 @@ struct CallBatchJournalTests {
         }
     }
 
-    static let account = try! Address("0x2d5fd9e4a3a225a78329a64d022581275b4ca416")
-    static let executor = try! Address("0x8ba1f109551bd432803012645ac136ddd64dba72")
+    let account: Address
+    let executor: Address
 
-    static func batch(_ id: String, digestSeed: String, execution: CallBatchRecord.Execution, calls: Int = 2)
+    init() throws {
+        account = try Address("0x2d5fd9e4a3a225a78329a64d022581275b4ca416")
+        executor = try Address("0x8ba1f109551bd432803012645ac136ddd64dba72")
+    }
+
+    func batch(_ id: String, digestSeed: String, execution: CallBatchRecord.Execution, calls: Int = 2)
         -> CallBatchRecord
     {
         CallBatchRecord(
@@ -42,7 +47,7 @@ struct CallBatchJournalTests {
         let open = try await store.journals()
         let id = #"pay "42" — ünïcode"#
         let contenders = (0..<8).map {
-            Self.batch(id, digestSeed: "request \($0)", execution: .sequential, calls: $0 + 1)
+            batch(id, digestSeed: "request \($0)", execution: .sequential, calls: $0 + 1)
         }
         let winners = try await withThrowingTaskGroup(of: CallBatchRecord.self) { group in
             for contender in contenders {
@@ -57,9 +62,9 @@ struct CallBatchJournalTests {
         #expect(try await open().callBatch(id: "never sent") == nil)
 
         for (name, execution) in [
-            ("atomic", CallBatchRecord.Execution.atomic), ("delegating", .atomicDelegating(to: Self.executor)),
+            ("atomic", CallBatchRecord.Execution.atomic), ("delegating", .atomicDelegating(to: executor)),
         ] {
-            let batch = Self.batch(name, digestSeed: name, execution: execution)
+            let batch = batch(name, digestSeed: name, execution: execution)
             #expect(try await open().claimCallBatch(batch) == batch)
             #expect(try await open().callBatch(id: name) == batch)
             #expect(try await open().callBatch(id: name)?.delegate == batch.delegate)
@@ -67,7 +72,7 @@ struct CallBatchJournalTests {
         // A batch's transactions are journalled under keys of its own (another id never shares them).
         #expect(
             first.transactionIdentity(0)
-                != Self.batch("other", digestSeed: "", execution: .atomic).transactionIdentity(0))
+                != batch("other", digestSeed: "", execution: .atomic).transactionIdentity(0))
         #expect(first.transactionIdentity(0) != first.transactionIdentity(1))
     }
 }

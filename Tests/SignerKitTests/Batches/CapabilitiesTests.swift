@@ -6,9 +6,10 @@ import SoftwareSigner
 import Testing
 
 /// EIP-5792's `atomic` capability from ``RpcDispatcher/capabilities(of:chains:deadline:)`` on a Prague local
-/// EVM: a registered key is `ready` while its code is empty and a delegate is allowed, `supported` once
-/// delegated to the allowed executor, and `unsupported` under an empty allow-list, a delegation the policy
-/// does not allow, a backend that is not a key, or on a chain without a node.
+/// EVM: a registered key is `ready` while its code is empty and an allowed delegate executes batches,
+/// `supported` once delegated to the allowed executor, and `unsupported` under an empty allow-list, allowed
+/// delegates that are no batch executors, a delegation the policy does not allow, a backend that is not a key,
+/// or on a chain without a node.
 @Suite("wallet_getCapabilities in the dispatcher")
 struct CapabilitiesTests {
     /// A chain the dispatchers have no node for.
@@ -41,8 +42,13 @@ struct CapabilitiesTests {
         #expect(try await atomic(allowing) == [setup.chain: .ready, Self.nodeless: .unsupported])
         #expect(try await atomic(empty) == [setup.chain: .unsupported, Self.nodeless: .unsupported])
         #expect(try await atomic(unpoliced) == [setup.chain: .unsupported, Self.nodeless: .unsupported])
-        // Another delegate is allowed: an authorization to it would upgrade the account.
-        #expect(try await atomic(elsewhere) == [setup.chain: .ready, Self.nodeless: .unsupported])
+        // Another delegate is allowed, but it is no batch executor (no code answers supportsExecutionMode).
+        #expect(try await atomic(elsewhere) == [setup.chain: .unsupported, Self.nodeless: .unsupported])
+        // A delegate allowed beside the executor changes nothing: the executor is the one a batch would use.
+        let both = try Self.dispatcher(setup) { AllowedDelegates([setup.executor.address, setup.token]) }
+        #expect(try await atomic(both) == [setup.chain: .ready, Self.nodeless: .unsupported])
+        let tokenOnly = try Self.dispatcher(setup) { AllowedDelegates([setup.token]) }
+        #expect(try await atomic(tokenOnly) == [setup.chain: .unsupported, Self.nodeless: .unsupported])
         // A backend that sends transactions but is not a key (a hosted wallet) cannot sign an authorization.
         let hosted = PrivateKey.generate().address
         let calls = CallCounter()
