@@ -29,7 +29,7 @@ package struct ServiceHTTPHandler: Sendable {
         metrics = ServiceMetrics(
             knownMethods: Set(SignerService.signingMethods.keys).union([
                 "eth_accounts", "eth_chainId", "eth_sign", "signerkit_signActions", "signerkit_preview",
-                "wallet_getCapabilities",
+                "wallet_getCapabilities", "wallet_sendCalls", "wallet_getCallsStatus", "wallet_showCallsStatus",
             ]), knownBackends: service.backendNames)
     }
 

@@ -44,6 +44,17 @@ extension SignerService {
             return preview(call, client: client, record: &record)
         case "wallet_getCapabilities":
             return await capabilities(call, client: client, deadline: deadline)
+        case "wallet_sendCalls":
+            return await sendCalls(call, client: client, deadline: deadline, record: &record)
+        case "wallet_getCallsStatus":
+            return await callsStatus(call, client: client, deadline: deadline)
+        case "wallet_showCallsStatus":
+            // EIP-1193's 4200: a signer service has no screen to show a batch on.
+            return .failure(
+                JSONRPCError(
+                    code: 4200,
+                    message: "wallet_showCallsStatus is unsupported: a signer service has no user interface; "
+                        + "ask wallet_getCallsStatus"))
         default:
             if let method = Self.signingMethods[call.method] {
                 return await sign(

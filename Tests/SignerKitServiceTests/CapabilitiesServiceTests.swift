@@ -11,9 +11,13 @@ struct CapabilitiesServiceTests {
     @Test("answers keyed by hex chain id; a client is refused another account and another chain")
     func shapeAndRights() async throws {
         let allowedChains = #"["eip155:2021","eip155:1"]"#
+        let deployer = try TestKeys.signer(TestKeys.betaHex)
+        let node = try await LocalEVM.start(
+            fund: [try Address(TestKeys.alphaAddress), deployer.address], chainId: 2021)
+        let executor = try await BatchExecutorDeployment.deploy(on: node, deployerKeyHex: TestKeys.betaHex)
         let service = try await InProcessService.start(
-            clientMembers: #","accounts":["\#(TestKeys.alphaAddress)"],"chains":\#(allowedChains)"#,
-            policies: [AllowedDelegates([Address(bytes: [UInt8](repeating: 0x7d, count: 20))!])])
+            node: node, clientMembers: #","accounts":["\#(TestKeys.alphaAddress)"],"chains":\#(allowedChains)"#,
+            policies: [AllowedDelegates([executor.address])])
         defer { service.node.stop() }
 
         func call(_ params: String) async throws -> JSONValue {
@@ -23,7 +27,7 @@ struct CapabilitiesServiceTests {
             return try JSONValue(parsing: response.body)
         }
 
-        // The alpha key has no code on the node's chain (2021 = 0x7e5) and a delegate is allowed: ready; no
+        // The alpha key has no code on the node's chain (2021 = 0x7e5) and the executor is allowed: ready; no
         // node for chain 1: unsupported. Keys in chain-id order.
         let answer = try await call(#"["\#(TestKeys.alphaAddress)",["0x7e5","0x1"]]"#)
         #expect(

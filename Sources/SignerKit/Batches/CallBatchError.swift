@@ -27,6 +27,8 @@ public enum CallBatchError: Error, Sendable, Equatable, CustomStringConvertible 
     case node(String)
     /// The dispatcher refused or failed the batch's transactions before any was broadcast.
     case dispatch(DispatchError)
+    /// The caller's last check before signing refused the batch (``RpcDispatcher/sendCalls(_:deadline:admit:beforeSigning:)``).
+    case refused(String)
 
     /// The JSON-RPC error code: EIP-5792's for its cases, `-32602` for malformed params, 4100 for an account
     /// the wallet does not hold, `-32000` for the rest.
@@ -40,7 +42,7 @@ public enum CallBatchError: Error, Sendable, Equatable, CustomStringConvertible 
         case .tooLarge: 5740
         case .atomicityNotSupported: 5760
         case .unknownAccount: 4100
-        case .noJournal, .journal, .node, .dispatch: -32000
+        case .noJournal, .journal, .node, .dispatch, .refused: -32000
         }
     }
 
@@ -61,6 +63,7 @@ public enum CallBatchError: Error, Sendable, Equatable, CustomStringConvertible 
         case .journal(let error): "transaction journal: \(error)"
         case .node(let text): "node: \(text)"
         case .dispatch(let error): error.description
+        case .refused(let reason): "refused before signing: \(reason)"
         }
     }
 }

@@ -89,6 +89,12 @@ public struct CallBatchRequest: Sendable, Hashable {
         return ActionIdentity.digest(of: parts)
     }
 
+    /// A new batch id for a request without one: 32 random bytes as 0x-hex.
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Hex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
     /// The `eth_sendTransaction` request object of one call sent on its own.
     func transactionJSON(_ call: ERC7821Batch.Call) -> JSONValue {
         var object = JSONObject()

@@ -25,10 +25,17 @@ extension RpcDispatcher {
     /// - Parameters:
     ///   - request: the batch; without an id, a new random one (32 bytes, 0x-hex) names it.
     ///   - deadline: the latest instant any wait may last (node calls, receipts).
+    ///   - admit: checked on each resolved transaction of the batch before routing and policies, as in
+    ///     ``prepare(actions:admit:)``.
+    ///   - beforeSigning: called with the batch's resolved transactions once they passed every check and before
+    ///     any is signed (a service writes its audit record here); a text it returns stops the batch as
+    ///     ``CallBatchError/refused(_:)``.
     /// - Throws: ``CallBatchError``; nothing was broadcast when it throws.
-    public func sendCalls(_ request: CallBatchRequest, deadline: ContinuousClock.Instant? = nil)
-        async throws(CallBatchError) -> CallBatchRecord
-    {
+    public func sendCalls(
+        _ request: CallBatchRequest, deadline: ContinuousClock.Instant? = nil,
+        admit: (@Sendable (ResolvedRequest) -> String?)? = nil,
+        beforeSigning: (@Sendable ([ResolvedRequest]) async -> String?)? = nil
+    ) async throws(CallBatchError) -> CallBatchRecord {
         guard let journal = configuration.journal else { throw .noJournal }
         guard let chainId = request.chain.eip155ChainID, nodes[request.chain] != nil else {
             throw .unsupportedChain(request.chain.description)
@@ -36,12 +43,13 @@ extension RpcDispatcher {
         guard backend(for: request.from, chain: request.chain, method: .sendTransaction) != nil else {
             throw .unknownAccount(request.from)
         }
-        let id = request.id ?? Self.newBatchID()
+        let id = request.id ?? CallBatchRequest.newID()
         let result = await CallerDeadline.within(deadline, on: configuration.clock) {
             () async -> Result<CallBatchRecord, CallBatchError> in
             do throws(CallBatchError) {
                 let batch = try await self.claimBatch(id: id, request: request, chainId: chainId, journal: journal)
-                try await self.run(batch, request: request, deadline: deadline)
+                try await self.run(
+                    batch, request: request, deadline: deadline, admit: admit, beforeSigning: beforeSigning)
                 return .success(batch)
             } catch {
                 return .failure(error)
@@ -84,9 +92,11 @@ extension RpcDispatcher {
     }
 
     /// Sends `batch`'s transactions through the dispatcher, journalled under the batch's key.
-    private func run(_ batch: CallBatchRecord, request: CallBatchRequest, deadline: ContinuousClock.Instant?)
-        async throws(CallBatchError)
-    {
+    private func run(
+        _ batch: CallBatchRecord, request: CallBatchRequest, deadline: ContinuousClock.Instant?,
+        admit: (@Sendable (ResolvedRequest) -> String?)?,
+        beforeSigning: (@Sendable ([ResolvedRequest]) async -> String?)?
+    ) async throws(CallBatchError) {
         let objects: [JSONValue]
         if batch.isAtomic {
             let execute = ERC7821Batch.Call(to: request.from, data: ERC7821Batch(calls: request.calls).calldata)
@@ -97,8 +107,9 @@ extension RpcDispatcher {
         let actions = objects.map {
             WalletRpcAction(chainId: batch.chain, method: .sendTransaction, params: JSONValue.array([$0]).serialized)
         }
+        var prepared: PreparedActions
         do throws(DispatchError) {
-            var prepared = try await prepare(actions: actions)
+            prepared = try await prepare(actions: actions, admit: admit)
             if let delegate = batch.delegate {
                 guard let policy = delegationPolicy(for: batch, delegate: delegate) else {
                     throw DispatchError(
@@ -109,6 +120,11 @@ extension RpcDispatcher {
                 }
                 prepared.prepared[0].request.selfDelegation = SelfDelegation(delegate: delegate, policy: policy)
             }
+        } catch {
+            throw .dispatch(error)
+        }
+        if let refusal = await beforeSigning?(prepared.requests) { throw .refused(refusal) }
+        do throws(DispatchError) {
             _ = try await sign(prepared, idempotencyKey: batch.journalKey, deadline: deadline)
         } catch {
             // Sent, then failed (reverted, dropped, a later call refused): the status tells the rest.
@@ -125,11 +141,5 @@ extension RpcDispatcher {
             policies.allSatisfy({ $0.allows(delegate, chainId: chainId) })
         else { return nil }
         return policy
-    }
-
-    /// A new batch id: 32 random bytes as 0x-hex.
-    static func newBatchID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Hex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }

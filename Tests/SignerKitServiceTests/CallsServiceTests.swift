@@ -1,0 +1,90 @@
+import EthereumPrimitives
+import SignerKit
+import SignerKitHTTPServer
+import SignerKitTestSupport
+import Testing
+
+/// `wallet_sendCalls`, `wallet_getCallsStatus` and `wallet_showCallsStatus` through the service's HTTP handler:
+/// EIP-5792's shapes and codes, ids per client, the audit intent before signing, and the client's rights.
+@Suite("wallet_sendCalls in the service")
+struct CallsServiceTests {
+    @Test(
+        "an atomic batch through the account's own delegation: the id, status 200, the same id once; 5760, 5730, 4200")
+    func atomicBatch() async throws {
+        let deployer = try TestKeys.signer(TestKeys.betaHex)
+        let alpha = try Address(TestKeys.alphaAddress)
+        let node = try await LocalEVM.start(fund: [alpha, deployer.address], chainId: 2021)
+        let executor = try await BatchExecutorDeployment.deploy(on: node, deployerKeyHex: TestKeys.betaHex)
+        let service = try await InProcessService.start(node: node, policies: [AllowedDelegates([executor.address])])
+        defer { service.node.stop() }
+
+        func call(_ method: String, _ params: String) async throws -> JSONValue {
+            let response = await service.post(#"{"jsonrpc":"2.0","id":3,"method":"\#(method)","params":\#(params)}"#)
+            #expect(response.status == 200)
+            return try JSONValue(parsing: response.body)
+        }
+        let payee = InProcessService.payee
+        let batch = #"""
+            {"version":"2.0.0","id":"order-7","from":"\#(TestKeys.alphaAddress)","chainId":"0x7e5","atomicRequired":true,
+             "calls":[{"to":"\#(payee)","value":"0x10"},{"to":"\#(InProcessService.otherPayee)","value":"0x20"}]}
+            """#
+        let intents = service.audit.records.count
+        let sent = try await call("wallet_sendCalls", "[\(batch)]")
+        #expect(sent["result"]?.serialized == #"{"id":"order-7"}"#, "\(sent)")
+        #expect(service.audit.records.count > intents, "an intent record was written before signing")
+        func balance(_ address: String) async throws -> JSONValue {
+            try await node.call("eth_getBalance", [.string(address), .string("latest")])
+        }
+        #expect(try await balance(payee) == .string("0x10"))
+        #expect(try await balance(InProcessService.otherPayee) == .string("0x20"))
+        #expect(service.audit.records.contains { $0.intent && $0.method == "wallet_sendCalls" })
+        let mined = try await service.minedCount()
+
+        let status = try await call("wallet_getCallsStatus", #"["order-7"]"#)
+        #expect(status["result"]?["status"] == .number("200"))
+        #expect(status["result"]?["atomic"] == .bool(true))
+        #expect(status["result"]?["id"] == .string("order-7"))
+        #expect(status["result"]?["chainId"] == .string("0x7e5"))
+        #expect(status["result"]?["receipts"]?.arrayValue?.count == 1)
+
+        // The same request again: the same id, nothing sent.
+        let again = try await call("wallet_sendCalls", "[\(batch)]")
+        #expect(again["result"]?["id"] == .string("order-7"))
+        #expect(try await service.minedCount() == mined)
+        // The id with other calls: 5720.
+        let other = batch.replacingOccurrences(of: "0x20", with: "0x21")
+        #expect(try await call("wallet_sendCalls", "[\(other)]")["error"]?["code"] == .number("5720"))
+
+        #expect(try await call("wallet_getCallsStatus", #"["nope"]"#)["error"]?["code"] == .number("5730"))
+        #expect(try await call("wallet_showCallsStatus", #"["order-7"]"#)["error"]?["code"] == .number("4200"))
+        #expect(try await call("wallet_sendCalls", #"[{"version":"2.0.0"}]"#)["error"]?["code"] == .number("-32602"))
+        let optional = batch.replacingOccurrences(of: #""id":"order-7","#, with: #""capabilities":{"x":{}},"#)
+        #expect(try await call("wallet_sendCalls", "[\(optional)]")["error"]?["code"] == .number("5700"))
+    }
+
+    @Test("atomicRequired without an allowed executor: 5760 and nothing sent; another account is forbidden")
+    func refusals() async throws {
+        let service = try await InProcessService.start(clientMembers: #","accounts":["\#(TestKeys.alphaAddress)"]"#)
+        defer { service.node.stop() }
+        func call(_ params: String) async throws -> JSONValue {
+            let response = await service.post(
+                #"{"jsonrpc":"2.0","id":3,"method":"wallet_sendCalls","params":\#(params)}"#)
+            return try JSONValue(parsing: response.body)
+        }
+        let batch = #"""
+            {"version":"2.0.0","from":"\#(TestKeys.alphaAddress)","chainId":"0x7e5","atomicRequired":true,
+             "calls":[{"to":"\#(InProcessService.payee)","value":"0x10"}]}
+            """#
+        #expect(try await call("[\(batch)]")["error"]?["code"] == .number("5760"))
+        #expect(try await service.minedCount() == 0)
+        // Not atomic: one transaction per call, and a generated id.
+        let sequential = batch.replacingOccurrences(of: #""atomicRequired":true"#, with: #""atomicRequired":false"#)
+        let sent = try await call("[\(sequential)]")
+        let id = try #require(sent["result"]?["id"]?.stringValue)
+        #expect(id.count == 66)
+        #expect(try await service.minedCount() == 1)
+        let stranger = sequential.replacingOccurrences(
+            of: TestKeys.alphaAddress, with: "0x00000000000000000000000000000000000000cc")
+        #expect(try await call("[\(stranger)]")["error"]?["code"] == .number("-32001"))
+    }
+}
