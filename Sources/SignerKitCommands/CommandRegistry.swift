@@ -49,6 +49,7 @@ enum CommandRegistry {
         KeyCommands.command,
         TxCommands.command,
         AuthCommands.command,
+        CallsCommands.command,
         ActionCommands.command,
         PreviewCommands.command,
         KeystoreCommands.command,

@@ -22,10 +22,13 @@ enum TransactionSafetyOptions {
             "--max-total-fee-cap", value: "WEI",
             help: "refuse a transaction whose gas × fee per gas exceeds this (default 0.1 ETH)"),
         .option("--gas-cap", value: "N", help: "refuse a gas limit above N, given or estimated (default 30000000)"),
-        .option(
-            "--journal", value: "FILE",
-            help: "write-ahead journal of broadcasts (default $XDG_STATE_HOME/signerkit/journal.jsonl)"),
+        journalFlag,
     ]
+
+    /// `--journal FILE`.
+    static let journalFlag = FlagSpec.option(
+        "--journal", value: "FILE",
+        help: "write-ahead journal of broadcasts (default $XDG_STATE_HOME/signerkit/journal.jsonl)")
 
     /// How the flags are documented in `--help`.
     static let details = """

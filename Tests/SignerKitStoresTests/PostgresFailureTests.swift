@@ -207,7 +207,7 @@ struct PostgresFailureTests {
             database: configuration.database)
         #expect(
             tables
-                == "signerkit_audit,signerkit_broadcasts,signerkit_idempotency,signerkit_lanes,signerkit_outcomes,"
-                + "signerkit_reservations\n")
+                == "signerkit_audit,signerkit_broadcasts,signerkit_call_batches,signerkit_idempotency,signerkit_lanes,"
+                + "signerkit_outcomes,signerkit_reservations\n")
     }
 }
