@@ -67,15 +67,19 @@ struct Web3ClientTests {
         return ClientRun(arguments: arguments, token: token)
     }
 
-    /// Runs `Fixtures/web3_client.py` as `run` says on the venv's python; output captured through files.
-    static func runClient(_ run: ClientRun) async throws -> CommandResult {
+    /// Runs `Fixtures/<script>` (`web3_client.py` by default) as `run` says on the venv's python; output
+    /// captured through files. A client still running after `hangLimit` is killed (a hang, not a slow run: the
+    /// script's own waits are on conditions it checks).
+    static func runClient(
+        _ run: ClientRun, script: String = "web3_client.py", hangLimit: Duration = .seconds(30)
+    ) async throws -> CommandResult {
         let directory = try TemporaryDirectory()
         let tokenPath = try directory.write("token", run.token)
         let outPath = try directory.write("stdout", "")
         let errPath = try directory.write("stderr", "")
         let process = Process()
         process.executableURL = LocalEVM.venv.appendingPathComponent("bin/python")
-        process.arguments = [Fixtures.path("web3_client.py")] + run.arguments
+        process.arguments = [Fixtures.path(script)] + run.arguments
         // requests honours proxy variables: loopback must never go through one.
         process.environment = ProcessInfo.processInfo.environment.merging([
             "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost", "PYTHONDONTWRITEBYTECODE": "1",
@@ -84,7 +88,7 @@ struct Web3ClientTests {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         try ChildProcess.run(process)
-        await waitForExit(process)
+        await waitForExit(process, killAfter: hangLimit)
         #expect(process.terminationReason == .exit, "the web3.py client did not exit by itself")
         return CommandResult(
             status: process.terminationStatus,

@@ -264,6 +264,8 @@ class Node:
             "eth_getTransactionByHash": self.get_transaction_by_hash,
             "eth_getTransactionReceipt": self.get_transaction_receipt,
             "eth_accounts": lambda p: [],
+            "eth_newPendingTransactionFilter": self.new_pending_transaction_filter,
+            "eth_getFilterChanges": self.get_filter_changes,
             # Test controls (as Hardhat and Anvil name them): mining on demand.
             "evm_setAutomine": self.set_automine,
             "evm_mine": self.mine,
@@ -310,6 +312,18 @@ class Node:
         else:
             self.tester.disable_auto_mine_transactions()
         return True
+
+    def new_pending_transaction_filter(self, params):
+        """A filter of transactions received from now on (eth-tester's own pending-transaction filter)."""
+        self.params(params, 0, 0)
+        return hex(self.tester.create_pending_transaction_filter())
+
+    def get_filter_changes(self, params):
+        (filter_id,) = self.params(params, 1, 1)
+        try:
+            return list(self.tester.get_only_filter_changes(quantity(filter_id, "filter")))
+        except Exception as error:  # noqa: BLE001 - an unknown filter, as a node reports it
+            raise RPCError(-32000, f"filter not found: {describe(error)}") from error
 
     def mine(self, params):
         self.params(params, 0, 0)
