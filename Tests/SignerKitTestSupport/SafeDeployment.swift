@@ -2,7 +2,7 @@ import EthereumPrimitives
 import Foundation
 
 /// Real Safe v1.4.1 contracts on a ``LocalEVM``: `scripts/evm-node/safe_fixture.py` deploys the singleton, the
-/// proxy factory and the CompatibilityFallbackHandler (bytecode from the pinned PyPI package safe-eth-py) and
+/// proxy factory, the CompatibilityFallbackHandler and MultiSendCallOnly (bytecode from the pinned PyPI package safe-eth-py) and
 /// the Safes asked for, and answers cross-checks with web3.py, independently of SignerKit.
 public struct SafeDeployment: Sendable {
     /// A Safe to make: its owners, threshold, CREATE2 salt nonce, and whether to deploy it (else only its
@@ -66,6 +66,8 @@ public struct SafeDeployment: Sendable {
     public let factory: Address
     /// The CompatibilityFallbackHandler.
     public let handler: Address
+    /// MultiSendCallOnly v1.4.1: what a Safe delegate-calls to run a batch.
+    public let multiSendCallOnly: Address
     /// The Safes made, in spec order.
     public let safes: [Safe]
 
@@ -108,7 +110,8 @@ public struct SafeDeployment: Sendable {
         guard safes.count == specs.count else { throw PythonOracle.Failure(description: "safes missing: \(output)") }
         return SafeDeployment(
             singleton: try address(output["singleton"]), factory: try address(output["factory"]),
-            handler: try address(output["handler"]), safes: safes)
+            handler: try address(output["handler"]), multiSendCallOnly: try address(output["multiSendCallOnly"]),
+            safes: safes)
     }
 
     /// web3.py's answers: the `bytes4` `isValidSignature` returned (`0x1626ba7e` when valid), `revert: …`,

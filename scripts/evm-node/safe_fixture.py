@@ -3,12 +3,12 @@
 
 Reads one JSON object on stdin, prints one JSON object. The contracts' bytecode comes from the
 pinned PyPI package safe-eth-py (SafeL1 1.4.1 singleton, SafeProxyFactory 1.4.1,
-CompatibilityFallbackHandler 1.4.1); everything is sent as raw transactions signed with `key`
+CompatibilityFallbackHandler 1.4.1, MultiSendCallOnly 1.4.1); everything is sent as raw transactions signed with `key`
 (an account the test funded), through web3.py against the node at `url`.
 
 Input: {"url": …, "key": "0x…", "safes": [{"owners": [...], "threshold": n, "saltNonce": n,
         "deploy": true|false}, …]}
-Output: {"singleton", "factory", "handler", "safes": [{"address", "factory", "factoryCalldata",
+Output: {"singleton", "factory", "handler", "multiSendCallOnly", "safes": [{"address", "factory", "factoryCalldata",
          "deployed"}]}  (a Safe with "deploy": false is counterfactual: its address is computed by
          an eth_call of createProxyWithNonce, nothing is sent)
 
@@ -28,6 +28,7 @@ from web3.exceptions import ContractLogicError
 
 from safe_eth.eth.contracts import (
     get_compatibility_fallback_handler_V1_4_1_contract,
+    get_multi_send_call_only_V1_4_1_contract,
     get_proxy_factory_V1_4_1_contract,
     get_safe_V1_4_1_contract,
 )
@@ -66,6 +67,7 @@ def setup_safes(w3, request):
     singleton = deploy(w3, account, get_safe_V1_4_1_contract(w3))
     factory_address = deploy(w3, account, get_proxy_factory_V1_4_1_contract(w3))
     handler = deploy(w3, account, get_compatibility_fallback_handler_V1_4_1_contract(w3))
+    multi_send = deploy(w3, account, get_multi_send_call_only_V1_4_1_contract(w3))
     factory = get_proxy_factory_V1_4_1_contract(w3, factory_address)
     safe_abi = get_safe_V1_4_1_contract(w3, singleton)
     safes = []
@@ -82,7 +84,8 @@ def setup_safes(w3, request):
             "address": address, "factory": factory_address, "factoryCalldata": calldata,
             "deployed": len(w3.eth.get_code(address)) > 0,
         })
-    return {"singleton": singleton, "factory": factory_address, "handler": handler, "safes": safes}
+    return {"singleton": singleton, "factory": factory_address, "handler": handler,
+            "multiSendCallOnly": multi_send, "safes": safes}
 
 
 def check(w3, item):

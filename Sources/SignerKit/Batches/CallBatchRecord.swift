@@ -16,6 +16,9 @@ public struct CallBatchRecord: Sendable, Hashable {
         case atomicDelegating(to: Address)
         /// One transaction per call, in order, each sent once the previous one is mined with status 1.
         case sequential
+        /// One transaction from `submitter` that the smart account's own backend built
+        /// (``AtomicBatchAccount``: a Safe's `execTransaction` through `MultiSendCallOnly`).
+        case smartAccount(submitter: Address)
     }
 
     /// The batch id (scoped by the caller, e.g. the service's client).
@@ -60,18 +63,24 @@ public struct CallBatchRecord: Sendable, Hashable {
         ActionIdentity(idempotencyKey: journalKey, index: index)
     }
 
-    /// The delegate of an ``Execution/atomicDelegating(to:)`` batch, else `nil`.
+    /// The delegate of an ``Execution/atomicDelegating(to:)`` batch, the submitter of an
+    /// ``Execution/smartAccount(submitter:)`` one, else `nil` (what journals store beside the execution's name).
     public var delegate: Address? {
-        if case .atomicDelegating(let delegate) = execution { return delegate }
-        return nil
+        switch execution {
+        case .atomicDelegating(let delegate): delegate
+        case .smartAccount(let submitter): submitter
+        case .atomic, .sequential: nil
+        }
     }
 
-    /// The execution's name as journals store it: `atomic`, `atomic-delegating` or `sequential`.
+    /// The execution's name as journals store it: `atomic`, `atomic-delegating`, `sequential` or
+    /// `smart-account`.
     public var executionName: String {
         switch execution {
         case .atomic: "atomic"
         case .atomicDelegating: "atomic-delegating"
         case .sequential: "sequential"
+        case .smartAccount: "smart-account"
         }
     }
 
@@ -86,6 +95,7 @@ public struct CallBatchRecord: Sendable, Hashable {
         case ("atomic", nil): execution = .atomic
         case ("atomic-delegating", let delegate?): execution = .atomicDelegating(to: delegate)
         case ("sequential", nil): execution = .sequential
+        case ("smart-account", let submitter?): execution = .smartAccount(submitter: submitter)
         default: return nil
         }
         guard callCount > 0 else { return nil }

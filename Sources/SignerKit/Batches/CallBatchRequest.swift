@@ -95,10 +95,10 @@ public struct CallBatchRequest: Sendable, Hashable {
         return Hex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
-    /// The `eth_sendTransaction` request object of one call sent on its own.
-    func transactionJSON(_ call: ERC7821Batch.Call) -> JSONValue {
+    /// The `eth_sendTransaction` request object of one call sent on its own, from the account (or `sender`).
+    func transactionJSON(_ call: ERC7821Batch.Call, from sender: Address? = nil) -> JSONValue {
         var object = JSONObject()
-        object["from"] = .string(from.lowercased)
+        object["from"] = .string((sender ?? from).lowercased)
         object["to"] = .string(call.to.lowercased)
         object["value"] = .string(call.value.hexQuantity)
         object["data"] = .string(Hex.encode(call.data))

@@ -69,6 +69,16 @@ public struct ResolvedRequest: Sendable {
         }
     }
 
+    /// This request judged as running `calls` (a smart account's batch transaction, whose calls the account's
+    /// backend encoded its own way): previewed as `batched-calls`, every call judged by the policies.
+    func judged(as calls: [ResolvedRequest], previewer: SigningPreviewer) -> ResolvedRequest {
+        var judged = ResolvedRequest(
+            index: index, action: action, method: method, chainId: chainId, account: account, payload: payload,
+            node: node, previewer: previewer, calls: calls)
+        judged.selfDelegation = selfDelegation
+        return judged
+    }
+
     /// The native value a transaction (or a sponsored sender's transaction) moves (zero for messages).
     public var nativeValue: UInt256 {
         switch payload {

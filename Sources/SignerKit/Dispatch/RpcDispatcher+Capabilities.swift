@@ -9,6 +9,9 @@ extension RpcDispatcher {
     ///   delegation designator `0xef0100 ‖ delegate` whose delegate the dispatcher's ``AllowedDelegates``
     ///   policy allows on that chain, and the account answers ERC-7821's `supportsExecutionMode` for the
     ///   single-batch mode with true (`eth_call`);
+    /// - ``AtomicCapability/supported`` also for a deployed smart account whose backend executes batches by
+    ///   itself (``AtomicBatchAccount``, e.g. a ``SafeAccountSigner`` with a batch execution) when its submitter
+    ///   is registered to send transactions on the chain;
     /// - ``AtomicCapability/ready`` when that backend is a registered key (it can sign an EIP-7702
     ///   authorization), the account has no code, and the policy allows a delegate on the chain that answers
     ///   `supportsExecutionMode` with true (a batch executor);
@@ -59,7 +62,7 @@ extension RpcDispatcher {
     {
         do throws(NodeError) {
             switch try await atomicRoute(of: account, on: chain, id: id) {
-            case .supported: return .supported
+            case .supported, .smartAccount: return .supported
             case .ready: return .ready
             case .unsupported: return .unsupported
             }
@@ -73,13 +76,18 @@ extension RpcDispatcher {
     /// to authorize) when it is a key without code and an allowed delegate on the chain executes that mode, else
     /// `unsupported`.
     func atomicRoute(of account: Address, on chain: ChainID, id: UInt256) async throws(NodeError) -> AtomicRoute {
-        guard let backend = backend(for: account, chain: chain, method: .sendTransaction), let node = nodes[chain]
-        else { return .unsupported }
-        let method = "eth_getCode"
-        let result = try await node.call(method: method, params: [.string(account.checksummed), .string("latest")])
-        guard let text = result.stringValue, let code = try? Hex.decode(text) else {
-            throw NodeResponseReader(method: method).fail("result: not 0x-hex code (a \(result.kindName))")
+        guard let node = nodes[chain] else { return .unsupported }
+        if let smartAccount = atomicBatchAccount(for: account, chain: chain),
+            let submitter = smartAccount.batchSubmitter
+        {
+            // A smart account batching by itself: deployed, and its submitter sends transactions here.
+            guard backend(for: submitter, chain: chain, method: .sendTransaction) != nil,
+                try await !Self.code(of: account, node: node).isEmpty
+            else { return .unsupported }
+            return .smartAccount(submitter: submitter)
         }
+        guard let backend = backend(for: account, chain: chain, method: .sendTransaction) else { return .unsupported }
+        let code = try await Self.code(of: account, node: node)
         let policies = policies.compactMap { $0 as? AllowedDelegates }
         let allowed = { (delegate: Address) in
             !policies.isEmpty && policies.allSatisfy { $0.allows(delegate, chainId: id) }
@@ -95,6 +103,16 @@ extension RpcDispatcher {
             return .ready(delegate: candidate)
         }
         return .unsupported
+    }
+
+    /// The code at `address` (`eth_getCode` at `latest`).
+    static func code(of address: Address, node: any EthereumNode) async throws(NodeError) -> [UInt8] {
+        let method = "eth_getCode"
+        let result = try await node.call(method: method, params: [.string(address.checksummed), .string("latest")])
+        guard let text = result.stringValue, let code = try? Hex.decode(text) else {
+            throw NodeResponseReader(method: method).fail("result: not 0x-hex code (a \(result.kindName))")
+        }
+        return code
     }
 
     /// Whether the code at `address` (a delegate, or an account running a delegate's code) answers ERC-7821's
@@ -129,6 +147,8 @@ enum AtomicRoute: Sendable {
     case supported
     /// A key without code: its transaction can carry its own authorization to `delegate`.
     case ready(delegate: Address)
+    /// A deployed smart account whose backend batches by itself, its transactions sent by `submitter`.
+    case smartAccount(submitter: Address)
     /// Neither.
     case unsupported
 }

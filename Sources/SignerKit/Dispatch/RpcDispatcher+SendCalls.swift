@@ -40,9 +40,7 @@ extension RpcDispatcher {
         guard let chainId = request.chain.eip155ChainID, nodes[request.chain] != nil else {
             throw .unsupportedChain(request.chain.description)
         }
-        guard backend(for: request.from, chain: request.chain, method: .sendTransaction) != nil else {
-            throw .unknownAccount(request.from)
-        }
+        guard !registrations(of: request.from).isEmpty else { throw .unknownAccount(request.from) }
         let id = request.id ?? CallBatchRequest.newID()
         let result = await CallerDeadline.within(deadline, on: configuration.clock) {
             () async -> Result<CallBatchRecord, CallBatchError> in
@@ -78,6 +76,7 @@ extension RpcDispatcher {
         let execution: CallBatchRecord.Execution
         switch (route, request.atomicRequired) {
         case (.supported, _): execution = .atomic
+        case (.smartAccount(let submitter), _): execution = .smartAccount(submitter: submitter)
         // An account is delegated only when the batch needs it: the caller asked for atomicity.
         case (.ready(let delegate), true): execution = .atomicDelegating(to: delegate)
         case (.ready, false), (.unsupported, false): execution = .sequential
@@ -98,19 +97,33 @@ extension RpcDispatcher {
         beforeSigning: (@Sendable ([ResolvedRequest]) async -> String?)?
     ) async throws(CallBatchError) {
         let objects: [JSONValue]
-        if batch.isAtomic {
-            let execute = ERC7821Batch.Call(to: request.from, data: ERC7821Batch(calls: request.calls).calldata)
-            objects = [request.transactionJSON(execute)]
-        } else {
-            objects = request.calls.map(request.transactionJSON)
+        var judgedCalls: [Int: [ResolvedRequest]] = [:]
+        let execute = ERC7821Batch.Call(to: request.from, data: ERC7821Batch(calls: request.calls).calldata)
+        switch batch.execution {
+        case .atomic, .atomicDelegating: objects = [request.transactionJSON(execute)]
+        case .sequential: objects = request.calls.map { request.transactionJSON($0) }
+        case .smartAccount(let submitter):
+            objects = [try await smartAccountTransaction(for: batch, request: request, submitter: submitter)]
+            // The calls, judged as the smart account's own: what its batch transaction runs.
+            let asExecute = WalletRpcAction(
+                chainId: batch.chain, method: .sendTransaction,
+                params: JSONValue.array([request.transactionJSON(execute)]).serialized)
+            do throws(DispatchError) {
+                judgedCalls[0] =
+                    try RequestResolver.resolve(
+                        asExecute, index: 0, node: nodes[batch.chain], previewer: configuration.previewer
+                    ).calls
+            } catch {
+                throw .dispatch(error)
+            }
         }
         let actions = objects.map {
             WalletRpcAction(chainId: batch.chain, method: .sendTransaction, params: JSONValue.array([$0]).serialized)
         }
         var prepared: PreparedActions
         do throws(DispatchError) {
-            prepared = try await prepare(actions: actions, admit: admit)
-            if let delegate = batch.delegate {
+            prepared = try await prepare(actions: actions, admit: admit, judgedCalls: judgedCalls)
+            if case .atomicDelegating(let delegate) = batch.execution {
                 guard let policy = delegationPolicy(for: batch, delegate: delegate) else {
                     throw DispatchError(
                         index: 0, method: RpcMethod.sendTransaction.rawValue,
@@ -131,6 +144,44 @@ extension RpcDispatcher {
             guard error.broadcast.isEmpty else { return }
             throw .dispatch(error)
         }
+    }
+
+    /// The `eth_sendTransaction` object of a smart account's batch: the one journalled for it when there is one
+    /// (a retry answers with the transaction already sent, whatever the account's state since), else the one the
+    /// account's backend builds now.
+    private func smartAccountTransaction(for batch: CallBatchRecord, request: CallBatchRequest, submitter: Address)
+        async throws(CallBatchError) -> JSONValue
+    {
+        guard let chainId = batch.chain.eip155ChainID, let node = nodes[batch.chain] else {
+            throw .unsupportedChain(batch.chain.description)
+        }
+        if let journal = configuration.journal {
+            let entry: JournalEntry?
+            do { entry = try await journal.entry(for: batch.transactionIdentity(0), includingReported: true) } catch {
+                throw .journal(error)
+            }
+            if let entry, let sent = try? SignedTransaction.decode(raw: entry.rawTransaction).transaction,
+                let to = sent.to
+            {
+                return request.transactionJSON(
+                    ERC7821Batch.Call(to: to, value: sent.value, data: sent.data), from: submitter)
+            }
+        }
+        guard let account = atomicBatchAccount(for: batch.account, chain: batch.chain) else {
+            throw .unknownAccount(batch.account)
+        }
+        let transaction: TransactionRequest
+        do {
+            transaction = try await account.batchTransaction(
+                request.calls, account: batch.account, chainId: chainId, node: node)
+        } catch {
+            throw .dispatch(DispatchError(index: 0, method: RpcMethod.sendTransaction.rawValue, kind: .backend(error)))
+        }
+        guard transaction.from == submitter, let to = transaction.to else {
+            throw .refused("the smart account's backend built a transaction that is not its submitter's call")
+        }
+        return request.transactionJSON(
+            ERC7821Batch.Call(to: to, value: transaction.value, data: transaction.data), from: submitter)
     }
 
     /// The policy the delegation of `batch` is signed under: the dispatcher's ``AllowedDelegates`` when it still

@@ -131,6 +131,14 @@ public final class RpcDispatcher: Sendable {
         routes.withLock { table in table[account]?.first(where: { $0.matches(chain: chain, method: method) }) }
     }
 
+    /// The smart-account backend registered for `account` on `chain` that executes batches by itself, if any.
+    func atomicBatchAccount(for account: Address, chain: ChainID) -> (any AtomicBatchAccount)? {
+        routes.withLock { table in
+            table[account]?.lazy.filter { $0.chains?.contains(chain) ?? true }
+                .compactMap { $0.backend as? any AtomicBatchAccount }.first { $0.batchSubmitter != nil }
+        }
+    }
+
     /// Where `account` is registered (for errors that say where it could have been signed).
     func registrations(of account: Address) -> [AccountRegistration] {
         routes.withLock { table in
@@ -166,8 +174,17 @@ public final class RpcDispatcher: Sendable {
     public func prepare(
         actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)? = nil
     ) async throws(DispatchError) -> PreparedActions {
+        try await prepare(actions: actions, admit: admit, judgedCalls: [:])
+    }
+
+    /// ``prepare(actions:admit:)``, the actions at the keys of `judgedCalls` judged as running those calls
+    /// (``ResolvedRequest/judged(as:previewer:)``).
+    func prepare(
+        actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)?,
+        judgedCalls: [Int: [ResolvedRequest]]
+    ) async throws(DispatchError) -> PreparedActions {
         guard !actions.isEmpty else { throw DispatchError(index: nil, method: nil, kind: .emptyActionList) }
-        let prepared = try await prepare(actions, admit: admit)
+        let prepared = try await prepare(actions, admit: admit, judgedCalls: judgedCalls)
         try evaluateBatchPolicies(prepared.map(\.request))
         return PreparedActions(actions: actions, prepared: prepared)
     }
@@ -183,13 +200,14 @@ public final class RpcDispatcher: Sendable {
 
     /// Resolves, routes and checks every action (concurrently for larger batches); nothing is signed here.
     func prepare(
-        _ actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)?
+        _ actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)?,
+        judgedCalls: [Int: [ResolvedRequest]] = [:]
     ) async throws(DispatchError) -> [RoutedAction] {
         let workers = min(actions.count, max(1, configuration.resolutionWorkers ?? DispatchConfiguration.activeCores))
         if actions.count < 4 || workers == 1 {
             var prepared: [RoutedAction] = []
             for (index, action) in actions.enumerated() {
-                prepared.append(try prepare(action, index: index, admit: admit))
+                prepared.append(try prepare(action, index: index, admit: admit, calls: judgedCalls[index]))
             }
             return prepared
         }
@@ -205,7 +223,9 @@ public final class RpcDispatcher: Sendable {
                         guard index < actions.count else { break }
                         let result: Result<RoutedAction, DispatchError>
                         do throws(DispatchError) {
-                            result = .success(try self.prepare(actions[index], index: index, admit: admit))
+                            result = .success(
+                                try self.prepare(
+                                    actions[index], index: index, admit: admit, calls: judgedCalls[index]))
                         } catch {
                             result = .failure(error)
                         }
@@ -234,10 +254,12 @@ public final class RpcDispatcher: Sendable {
     }
 
     private func prepare(
-        _ action: WalletRpcAction, index: Int, admit: (@Sendable (ResolvedRequest) -> String?)?
+        _ action: WalletRpcAction, index: Int, admit: (@Sendable (ResolvedRequest) -> String?)?,
+        calls: [ResolvedRequest]?
     ) throws(DispatchError) -> RoutedAction {
-        let request = try RequestResolver.resolve(
+        var request = try RequestResolver.resolve(
             action, index: index, node: nodes[action.chainId], previewer: configuration.previewer)
+        if let calls { request = request.judged(as: calls, previewer: configuration.previewer) }
         if let refusal = admit?(request) {
             throw DispatchError(index: index, method: action.method, kind: .notPermitted(refusal))
         }

@@ -12,13 +12,31 @@ import EthereumPrimitives
 /// give its ``Deployment`` and the result is the ERC-6492 wrapper around them. The dispatcher verifies
 /// the result by asking the Safe through the node of the action's chain before it enters a bundle.
 ///
-/// Transactions through a Safe are not signed here (`eth_sendTransaction` is refused).
+/// Single transactions through a Safe are not signed here (`eth_sendTransaction` is refused). With a
+/// ``BatchExecution`` the Safe executes EIP-5792 batches by itself (``AtomicBatchAccount``): the owners sign a
+/// ``SafeTransaction`` that delegate-calls `MultiSendCallOnly` with the calls, and the submitter, a key registered
+/// with the dispatcher, sends its `execTransaction`.
 ///
 /// ```swift
 /// let safe = try SafeAccountSigner(safe: safeAddress, owners: [alice, bob], threshold: 2)
 /// try dispatcher.register(safe)
 /// ```
-public struct SafeAccountSigner: WalletRpcSigner {
+public struct SafeAccountSigner: AtomicBatchAccount {
+    /// How the Safe runs batches of calls: through `MultiSendCallOnly` (v1.4.1), in an `execTransaction` that
+    /// `submitter` sends.
+    public struct BatchExecution: Sendable, Hashable {
+        /// The `MultiSendCallOnly` contract the Safe delegate-calls.
+        public let multiSendCallOnly: Address
+        /// The EOA that sends `execTransaction` and pays its gas (a key registered with the dispatcher).
+        public let submitter: Address
+
+        /// Batches through `multiSendCallOnly`, sent by `submitter`.
+        public init(multiSendCallOnly: Address, submitter: Address) {
+            self.multiSendCallOnly = multiSendCallOnly
+            self.submitter = submitter
+        }
+    }
+
     /// How a Safe that is not deployed yet gets deployed: the factory call ERC-6492 wraps signatures with.
     public struct Deployment: Sendable, Hashable {
         /// The proxy factory (`SafeProxyFactory`).
@@ -43,6 +61,8 @@ public struct SafeAccountSigner: WalletRpcSigner {
     public let deployment: Deployment?
     /// Chains it signs on (`nil`: every eip155 chain).
     public let chains: Set<ChainID>?
+    /// How it runs batches of calls, or `nil`: no batches.
+    public let batchExecution: BatchExecution?
 
     /// A Safe at `safe` whose `owners` sign, `threshold` of them per answer.
     ///
@@ -50,7 +70,7 @@ public struct SafeAccountSigner: WalletRpcSigner {
     ///   threshold below 1 or above the number of owners.
     public init(
         safe: Address, owners: [any PrehashSigner], threshold: Int, deployment: Deployment? = nil,
-        chains: Set<ChainID>? = nil
+        chains: Set<ChainID>? = nil, batchExecution: BatchExecution? = nil
     ) throws(SignerError) {
         guard !owners.isEmpty else { throw .invalidRequest("owners: a Safe needs at least one owner") }
         let sorted = owners.sorted { $0.address.bytes.lexicographicallyPrecedes($1.address.bytes) }
@@ -65,6 +85,7 @@ public struct SafeAccountSigner: WalletRpcSigner {
         self.threshold = threshold
         self.deployment = deployment
         self.chains = chains
+        self.batchExecution = batchExecution
     }
 
     /// `SafeAccountSigner(0x…)`.
@@ -105,6 +126,49 @@ public struct SafeAccountSigner: WalletRpcSigner {
         let wrapper = ERC6492Wrapper(
             factory: deployment.factory, factoryCalldata: deployment.factoryCalldata, signature: signatures)
         return .contractSignature(wrapper.encoded)
+    }
+
+    /// The submitter of ``batchExecution``.
+    public var batchSubmitter: Address? { batchExecution?.submitter }
+
+    /// `execTransaction` of the ``SafeTransaction`` running `calls` through `MultiSendCallOnly` at the Safe's
+    /// current nonce (`nonce()` at `latest`), signed by the first ``threshold`` owners, sent by the submitter.
+    ///
+    /// - Throws: ``SignerError/unsupportedMethod(_:)`` without a ``batchExecution``, `invalidRequest` for another
+    ///   account, a counterfactual Safe (deploy it first) or a node answer that is not a nonce.
+    public func batchTransaction(
+        _ calls: [ERC7821Batch.Call], account: Address, chainId: UInt256, node: any EthereumNode
+    ) async throws(SignerError) -> TransactionRequest {
+        guard let batchExecution else { throw .unsupportedMethod("batches through \(name) (no batchExecution)") }
+        guard account == safe else {
+            throw .invalidRequest("account \(account.checksummed) is not this Safe \(safe.checksummed)")
+        }
+        guard deployment == nil else {
+            throw .invalidRequest("the Safe \(safe.checksummed) is counterfactual: deploy it before batching")
+        }
+        let call = JSONValue.object(
+            JSONObject([
+                "to": .string(safe.lowercased), "data": .string(Hex.encode(SafeTransaction.nonceSelector)),
+            ]))
+        let nonce: UInt256
+        do {
+            let answer = try await node.call(method: "eth_call", params: [call, .string("latest")])
+            guard let text = answer.stringValue, let bytes = try? Hex.decode(text), bytes.count == 32,
+                let value = UInt256(bigEndian: bytes)
+            else { throw SignerError.invalidRequest("the Safe's nonce() answered \(answer.kindName), not a word") }
+            nonce = value
+        } catch let error as SignerError {
+            throw error
+        } catch {
+            throw .backendFailure("node: the Safe's nonce(): \(error)")
+        }
+        let transaction = SafeTransaction(batch: calls, multiSend: batchExecution.multiSendCallOnly, nonce: nonce)
+        let digest = transaction.digest(safe: safe, chainId: chainId)
+        var signatures: [UInt8] = []
+        for owner in owners.prefix(threshold) { signatures += try await owner.sign(prehash: digest).rsv }
+        return TransactionRequest(
+            type: .eip1559, from: batchExecution.submitter, to: safe,
+            data: transaction.execTransactionCalldata(signatures: signatures), chainId: chainId)
     }
 
     /// What the user is shown for `request`: the Safe, its signing owners and threshold, beside the
