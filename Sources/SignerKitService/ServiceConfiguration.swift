@@ -50,6 +50,9 @@ public struct ServiceConfiguration: Sendable {
     /// `ronin_sponsorTransaction` alone — a payer's hash has no domain byte, so its key signs nothing else —
     /// and every other key for everything but sponsoring.
     public var roninPayers: Set<Address> = []
+    /// Safe smart accounts the service signs for (`safes`), each owned by configured keys: messages and typed
+    /// data as the Safe (ERC-1271), and with `multiSendCallOnly` and `submitter` EIP-5792 batches.
+    public var safes: [ServiceSafe] = []
 
     /// The methods passed through by default: reads of chain state a wallet needs around signing.
     public static let defaultPassThrough: Set<String> = [
@@ -78,7 +81,7 @@ public struct ServiceConfiguration: Sendable {
     /// The members a configuration may have.
     public static let members = [
         "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits", "auditLog",
-        "journal", "tls", "store", "passThrough", "roninPayers",
+        "journal", "tls", "store", "passThrough", "roninPayers", "safes",
     ]
 
     /// Reads the configuration at `path`.
@@ -151,6 +154,10 @@ public struct ServiceConfiguration: Sendable {
             try root["roninPayers"].ifPresent?.elements().map { (item) throws(ServiceConfigurationError) in
                 try item.address()
             } ?? [])
+        safes =
+            try root["safes"].ifPresent?.elements().map { (item) throws(ServiceConfigurationError) in
+                try ServiceSafe(item)
+            } ?? []
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`, with an IP literal (no host names: the service binds exactly what it is told),
@@ -423,6 +430,37 @@ public struct ServiceLimits: Sendable, Equatable {
                 throw value.fail("must be at least two request timeouts (a claim must outlive its request)")
             }
             idempotencyLease = lease
+        }
+    }
+}
+
+/// A Safe the service signs for (`safes[i]`):
+/// `{"address": "0x…", "owners": ["0x…", …], "threshold": n, "multiSendCallOnly": "0x…", "submitter": "0x…"}`.
+/// `owners` are addresses of configured keys; with `multiSendCallOnly` (MultiSendCallOnly v1.4.1) and
+/// `submitter` (a configured key that sends the Safe's `execTransaction` and pays its gas), the Safe executes
+/// EIP-5792 batches by itself.
+public struct ServiceSafe: Sendable, Equatable {
+    /// The Safe's address.
+    public var address: Address
+    /// The owners that sign (addresses of configured keys).
+    public var owners: [Address]
+    /// How many owners sign each answer.
+    public var threshold: Int
+    /// How it runs batches, if it does.
+    public var batchExecution: SafeAccountSigner.BatchExecution?
+
+    init(_ json: ConfigurationReader) throws(ServiceConfigurationError) {
+        try json.object(allowing: ["address", "owners", "threshold", "multiSendCallOnly", "submitter"])
+        address = try json["address"].address()
+        owners = try json["owners"].elements().map { (item) throws(ServiceConfigurationError) in try item.address() }
+        threshold = try json["threshold"].integer(in: 1...max(1, owners.count))
+        switch (json["multiSendCallOnly"].ifPresent, json["submitter"].ifPresent) {
+        case (nil, nil): batchExecution = nil
+        case (let multiSend?, let submitter?):
+            batchExecution = SafeAccountSigner.BatchExecution(
+                multiSendCallOnly: try multiSend.address(), submitter: try submitter.address())
+        case (_?, nil): throw json.fail("multiSendCallOnly needs submitter")
+        case (nil, _?): throw json.fail("submitter needs multiSendCallOnly")
         }
     }
 }

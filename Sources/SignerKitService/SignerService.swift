@@ -59,7 +59,6 @@ public final class SignerService: Sendable {
         self.idempotency = idempotency
         self.audit = audit
         self.signers = signers
-        self.backends = backends
         var dispatchConfiguration = DispatchConfiguration()
         dispatchConfiguration.previewer = previewer
         dispatchConfiguration.journal = journal
@@ -68,6 +67,8 @@ public final class SignerService: Sendable {
         // again soon after.
         dispatchConfiguration.nonceReservationLease = configuration.limits.requestTimeout * 2
         self.dispatchConfiguration = dispatchConfiguration
+        let backends = try backends + Self.safes(configuration.safes, signers: signers)
+        self.backends = backends
         let dispatcher = try Self.dispatcher(
             signers: signers, payers: configuration.roninPayers, backends: backends, upstream: upstream,
             configuration: dispatchConfiguration, policies: policies)
@@ -78,6 +79,38 @@ public final class SignerService: Sendable {
                 path: "roninPayers", problem: "\(stray.checksummed) is not the address of any configured key")
         }
         current = Mutex(Current(dispatcher: dispatcher, clients: configuration.clients))
+    }
+
+    /// The Safe backends of `safes`, their owners among `signers`.
+    private static func safes(_ safes: [ServiceSafe], signers: [any PrehashSigner]) throws(ServiceConfigurationError)
+        -> [any WalletRpcSigner]
+    {
+        var backends: [any WalletRpcSigner] = []
+        for (index, safe) in safes.enumerated() {
+            var owners: [any PrehashSigner] = []
+            for owner in safe.owners {
+                guard let key = signers.first(where: { $0.address == owner }) else {
+                    throw ServiceConfigurationError(
+                        path: "safes[\(index)].owners",
+                        problem: "\(owner.checksummed) is not the address of any configured key")
+                }
+                owners.append(key)
+            }
+            if let submitter = safe.batchExecution?.submitter, !signers.contains(where: { $0.address == submitter }) {
+                throw ServiceConfigurationError(
+                    path: "safes[\(index)].submitter",
+                    problem: "\(submitter.checksummed) is not the address of any configured key")
+            }
+            do {
+                backends.append(
+                    try SafeAccountSigner(
+                        safe: safe.address, owners: owners, threshold: safe.threshold,
+                        batchExecution: safe.batchExecution))
+            } catch {
+                throw ServiceConfigurationError(path: "safes[\(index)]", problem: "\(error)")
+            }
+        }
+        return backends
     }
 
     /// One dispatcher with every signer and backend registered: the Ronin payers' keys for sponsoring alone,

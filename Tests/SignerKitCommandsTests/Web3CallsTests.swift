@@ -78,4 +78,50 @@ struct Web3CallsTests {
         #expect(nonce == .string("0x3"), "the delegating batch (two nonces) and the reverted one")
         #expect(await service.stop() == 0)
     }
+
+    @Test("a Safe held by the service (owners and submitter among its keys): supported, one execTransaction, once")
+    func safeBatch() async throws {
+        let deployer = try TestKeys.signer(TestKeys.alphaHex)
+        let owners = [try TestKeys.signer(TestKeys.betaHex), try TestKeys.signer(TestKeys.gammaHex)]
+        let submitter = owners[0]
+        let node = try await LocalEVM.start(fund: [deployer.address, submitter.address], chainId: Self.chainId)
+        defer { node.stop() }
+        let deployment = try await SafeDeployment.deploy(
+            on: node, deployerKeyHex: TestKeys.alphaHex,
+            safes: [.init(owners: owners.map(\.address), threshold: 2, saltNonce: 7)])
+        let safe = deployment.safes[0].address
+        let (token, _) = try await TestContracts.deploy(
+            "TestToken", on: node, deployerKeyHex: TestKeys.alphaHex,
+            arguments: [.array([.string(safe.checksummed)]), .number("1000")])
+
+        let directory = try TemporaryDirectory()
+        try directory.write("k0.hex", TestKeys.betaHex + "\n")
+        try directory.write("k1.hex", TestKeys.gammaHex + "\n")
+        let safes =
+            #"[{"address": "\#(safe.checksummed)", "owners": ["\#(owners[0].address.checksummed)", "#
+            + #""\#(owners[1].address.checksummed)"], "threshold": 2, "#
+            + #""multiSendCallOnly": "\#(deployment.multiSendCallOnly.checksummed)", "#
+            + #""submitter": "\#(submitter.address.checksummed)"}]"#
+        let config = try directory.write(
+            "service.json",
+            #"{"listen": "127.0.0.1:0", "keys": [{"keyFile": "k0.hex"}, {"keyFile": "k1.hex"}], "#
+                + #""clients": [{"name": "app", "tokenSha256": "\#(ServeTests.tokenHash)"}], "#
+                + #""chainId": "eip155:\#(Self.chainId)", "safes": \#(safes), "#
+                + #""upstream": {"eip155:\#(Self.chainId)": "\#(node.url.absoluteString)"}}"#)
+        let service = try await ServiceProcess.start(config: config)
+        let arguments = [
+            "--safe", "--url", service.url.absoluteString, "--node-url", node.url.absoluteString, "--chain-id",
+            String(Self.chainId), "--account", safe.checksummed, "--submitter", submitter.address.checksummed,
+            "--token", token.checksummed, "--token-abi", try TestContracts.artifact("TestToken").url.path,
+        ]
+        let result = try await Web3ClientTests.runClient(
+            .init(arguments: arguments, token: ServeTests.token), script: "web3_calls.py", hangLimit: .seconds(300))
+        #expect(result.status == 0, "\(result)")
+        #expect(
+            result.stdoutLines == [
+                "ok safe batch: supported; approve and transfer in one execTransaction by the submitter, status 200, "
+                    + "sent once"
+            ], "\(result)")
+        #expect(await service.stop() == 0)
+    }
 }

@@ -88,3 +88,34 @@ struct CallsServiceTests {
         #expect(try await call("[\(stranger)]")["error"]?["code"] == .number("-32001"))
     }
 }
+
+/// The `safes` member of the service's configuration: checked against the configured keys.
+@Suite("Safes in the service configuration")
+struct ServiceSafesConfigurationTests {
+    @Test("owners and the submitter must be configured keys; submitter and multiSendCallOnly go together")
+    func refusals() async throws {
+        let safe = "0x00000000000000000000000000000000000005af"
+        let stranger = "0x00000000000000000000000000000000000000cc"
+        let cases: [(members: String, names: String)] = [
+            (#","safes":[{"address":"\#(safe)","owners":["\#(stranger)"],"threshold":1}]"#, "safes[0].owners"),
+            (
+                #","safes":[{"address":"\#(safe)","owners":["\#(TestKeys.alphaAddress)"],"threshold":1,"multiSendCallOnly":"\#(safe)","submitter":"\#(stranger)"}]"#,
+                "safes[0].submitter"
+            ),
+            (
+                #","safes":[{"address":"\#(safe)","owners":["\#(TestKeys.alphaAddress)"],"threshold":1,"submitter":"\#(stranger)"}]"#,
+                "needs multiSendCallOnly"
+            ),
+            (#","safes":[{"address":"\#(safe)","owners":["\#(TestKeys.alphaAddress)"],"threshold":2}]"#, "threshold"),
+        ]
+        let node = try await LocalEVM.start(fund: [try Address(TestKeys.alphaAddress)], chainId: 2021)
+        defer { node.stop() }
+        for (members, names) in cases {
+            await #expect {
+                _ = try await InProcessService.start(node: node, members: members)
+            } throws: { error in
+                "\(error)".contains(names)
+            }
+        }
+    }
+}

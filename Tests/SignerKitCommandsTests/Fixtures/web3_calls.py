@@ -6,6 +6,8 @@ Test tooling only (the local EVM venv has web3, see scripts/evm-node/requirement
     web3_calls.py --url URL --node-url NODE --chain-id N --account 0xADDR --sequential-account 0xADDR \
         --token 0xTOKEN --token-abi FILE --executor 0xEXPECTED --executor-artifact FILE \
         --deployer-key-file FILE --owner-key-file FILE
+    web3_calls.py --safe --url URL --node-url NODE --chain-id N --account 0xSAFE --submitter 0xADDR \
+        --token 0xTOKEN --token-abi FILE
 
 `--account` batches atomically (it delegates itself to the executor in its first batch);
 `--sequential-account` sends the same kind of batch without atomicity. Both hold tokens, as does the owner,
@@ -15,6 +17,10 @@ ready. The bearer token is read from stdin (a token never goes on a command line
 line (`ok <check>: <what it saw>`) and the script exits 0 when all passed; the first failure prints
 `FAIL <check>: <why>` on stderr and exits 1. Effects are checked against the node itself (`--node-url`),
 never by trusting the service alone.
+
+With `--safe`, `--account` is a Safe the service holds (owners and a submitter among its keys, MultiSendCallOnly
+configured): it is `supported` at once, and its approve + transfer run in one `execTransaction` the submitter
+sends.
 """
 
 import argparse
@@ -56,9 +62,12 @@ class Client:
         self.node = Web3(provider(args.node_url))
         self.chain_hex = hex(args.chain_id)
         self.account = Web3.to_checksum_address(args.account)
-        self.sequential = Web3.to_checksum_address(args.sequential_account)
         self.token = self.node.eth.contract(
             address=Web3.to_checksum_address(args.token), abi=json.load(open(args.token_abi))["abi"])
+        if args.safe:
+            self.submitter = Web3.to_checksum_address(args.submitter)
+            return
+        self.sequential = Web3.to_checksum_address(args.sequential_account)
         self.executor = Web3.to_checksum_address(args.executor)
         self.executor_artifact = json.load(open(args.executor_artifact))
         self.deployer = Account.from_key(open(args.deployer_key_file).read().strip())
@@ -228,16 +237,43 @@ def run(client):
     ok("errors", "wallet_showCallsStatus 4200, unknown id 5730")
 
 
+def run_safe(client):
+    safe, submitter = client.account, client.submitter
+    recipient = Web3.to_checksum_address("0x" + "d4" * 20)
+    spender = Web3.to_checksum_address("0x" + "e5" * 20)
+    check(client.atomic_status(safe) == "supported", "a deployed Safe that batches is supported")
+    before = client.nonce(submitter)
+    params = client.batch("safe-1", safe, True, [
+        client.call(client.token.functions.approve(spender, 100)),
+        client.call(client.token.functions.transfer(recipient, 250)),
+    ])
+    sent = client.result("wallet_sendCalls", [params])
+    check(sent.get("id") == "safe-1", f"wallet_sendCalls answered {sent!r}")
+    status = client.result("wallet_getCallsStatus", ["safe-1"])
+    check(status["status"] == 200 and status["atomic"] is True, f"status {status!r}")
+    check(len(status["receipts"]) == 1, "one receipt")
+    tx = client.node.eth.get_transaction(status["receipts"][0]["transactionHash"])
+    check(tx["from"] == submitter and tx["to"] == safe, f"sent by {tx['from']} to {tx['to']}")
+    check(client.allowance(safe, spender) == 100 and client.balance(recipient) == 250, "both effects")
+    check(client.nonce(submitter) == before + 1, "one transaction")
+    again = client.result("wallet_sendCalls", [params])
+    check(again.get("id") == "safe-1" and client.nonce(submitter) == before + 1, "the same id sends nothing")
+    ok("safe batch", "supported; approve and transfer in one execTransaction by the submitter, status 200, sent once")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for name in ("--url", "--node-url", "--account", "--sequential-account", "--token", "--token-abi",
-                 "--executor", "--executor-artifact", "--deployer-key-file", "--owner-key-file"):
+    parser.add_argument("--safe", action="store_true")
+    for name in ("--url", "--node-url", "--account", "--token", "--token-abi"):
         parser.add_argument(name, required=True)
+    for name in ("--sequential-account", "--executor", "--executor-artifact", "--deployer-key-file",
+                 "--owner-key-file", "--submitter"):
+        parser.add_argument(name)
     parser.add_argument("--chain-id", type=int, required=True)
     args = parser.parse_args()
     token = sys.stdin.read().strip()
     try:
-        run(Client(args, token))
+        (run_safe if args.safe else run)(Client(args, token))
     except CheckFailed as failure:
         print(f"FAIL {failure}", file=sys.stderr, flush=True)
         sys.exit(1)
