@@ -346,6 +346,21 @@ def seeds_erc7821_batch():
     ]
 
 
+def seeds_wallet_send_calls():
+    sender = "0xd46e8dd67c5d32be8058bb8eb970870f07244567"
+    to = "0x54f1c1965b355e1ab9ec3465616136be35bb5ff7"
+    base = {"version": "2.0.0", "from": sender, "chainId": "0x2105", "atomicRequired": True,
+            "calls": [{"to": to, "value": "0x10", "data": "0x095ea7b3"}, {"to": to}]}
+    return [json.dumps(seed).encode() for seed in [
+        base,
+        dict(base, id="order-7", capabilities={"paymasterService": {"url": "https://x", "optional": True}}),
+        dict(base, capabilities={"paymasterService": {"url": "https://x"}}),
+        dict(base, calls=[{"data": "0x00"}]),
+        dict(base, version="1.0"),
+        dict(base, calls=[{"to": to}] * 17),
+    ]]
+
+
 SEEDS = {
     "json": seeds_json,
     "kms-der": seeds_kms_der,
@@ -376,6 +391,7 @@ SEEDS = {
     "service-request": seeds_service_request,
     "erc6492-wrapper": seeds_erc6492_wrapper,
     "erc7821-batch": seeds_erc7821_batch,
+    "wallet-send-calls": seeds_wallet_send_calls,
 }
 
 

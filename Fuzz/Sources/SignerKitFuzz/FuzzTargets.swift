@@ -31,6 +31,7 @@ enum FuzzTargets {
         ServiceTargets.serviceRequest,
         SmartAccountTargets.erc6492Wrapper,
         BatchTargets.erc7821Batch,
+        BatchTargets.walletSendCalls,
     ]
 
     /// The target this process runs (set once by `main` before the fuzzing loop starts).

@@ -21,4 +21,27 @@ enum BatchTargets {
             }
         }
     }
+
+    static let walletSendCalls = FuzzTarget(
+        name: "wallet-send-calls",
+        summary: "wallet_sendCalls params (EIP-5792) as JSON text: a typed error naming the field and its code, or a "
+            + "request within the limits whose digest and calls read back"
+    ) { bytes in
+        guard let value = try? JSONValue(parsing: bytes) else { return }
+        do throws(CallBatchError) {
+            let request = try CallBatchRequest(json: value)
+            FuzzCheck.expect(
+                (1...CallBatchRequest.maximumCalls).contains(request.calls.count), "a request outside the call limits")
+            FuzzCheck.expect(
+                request.id.map { !$0.isEmpty && $0.utf8.count <= CallBatchRequest.maximumIDLength } ?? true,
+                "an id outside the limits")
+            let again = try CallBatchRequest(
+                id: request.id, from: request.from, chain: request.chain, atomicRequired: request.atomicRequired,
+                calls: request.calls)
+            FuzzCheck.expect(again.digest == request.digest, "the digest of the same request differs")
+        } catch {
+            FuzzCheck.expect([-32602, 5700, 5710, 5740].contains(error.code), "an unexpected code \(error.code)")
+            FuzzCheck.boundedDescription(error)
+        }
+    }
 }
