@@ -33,25 +33,8 @@ import traceback
 from eth_account import Account
 from web3 import Web3
 
-
-class CheckFailed(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise CheckFailed(message)
-
-
-def ok(name, detail):
-    print(f"ok {name}: {detail}", flush=True)
-
-
-def provider(url, token=None):
-    kwargs = {"timeout": 120}
-    if token is not None:
-        kwargs["headers"] = {"Authorization": f"Bearer {token}"}
-    return Web3.HTTPProvider(url, request_kwargs=kwargs, exception_retry_configuration=None)
+# The checks, their output and the service's provider are web3_client.py's (same folder).
+from web3_client import CheckFailed, check, ok, provider
 
 
 class Client:
@@ -59,7 +42,7 @@ class Client:
 
     def __init__(self, args, token):
         self.wallet = Web3(provider(args.url, token))
-        self.node = Web3(provider(args.node_url))
+        self.node = Web3(provider(args.node_url, None))
         self.chain_hex = hex(args.chain_id)
         self.account = Web3.to_checksum_address(args.account)
         self.token = self.node.eth.contract(
