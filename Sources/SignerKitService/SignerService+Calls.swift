@@ -10,9 +10,12 @@ extension SignerService {
     ///
     /// The client must be allowed the method, the account (`accounts`) and the chain (`chains`); its
     /// transactions are audited like any that broadcast (an intent record before signing). Batch ids belong to
-    /// the client: another client's batch with the same id is another batch, and invisible to it.
+    /// the client: another client's batch with the same id is another batch, and invisible to it. A request
+    /// without an `id` sent with an `Idempotency-Key` gets an id derived from the key (and the call's position),
+    /// so its retry is the same batch; without either, a new random id.
     func sendCalls(
-        _ call: ServiceCall, client: ServiceClient, deadline: ContinuousClock.Instant, record: inout CallRecord
+        _ call: ServiceCall, client: ServiceClient, requestKey: RequestKey?, deadline: ContinuousClock.Instant,
+        record: inout CallRecord
     ) async -> Result<JSONValue, JSONRPCError> {
         guard call.params.count == 1 else { return .failure(.invalidParams("expected [{…calls…}]")) }
         let parsed: CallBatchRequest
@@ -21,7 +24,9 @@ extension SignerService {
         if let allowed = client.accounts, !allowed.contains(parsed.from) {
             return .failure(.forbidden("client \(client.name) may not sign with \(parsed.from)"))
         }
-        let id = parsed.id ?? CallBatchRequest.newID()
+        let id =
+            parsed.id ?? requestKey.map { ActionIdentity.digest(of: ["wallet_sendCalls", $0.journalKey]).hex }
+            ?? CallBatchRequest.newID()
         let request: CallBatchRequest
         do {
             request = try CallBatchRequest(

@@ -45,7 +45,7 @@ extension SignerService {
         case "wallet_getCapabilities":
             return await capabilities(call, client: client, deadline: deadline)
         case "wallet_sendCalls":
-            return await sendCalls(call, client: client, deadline: deadline, record: &record)
+            return await sendCalls(call, client: client, requestKey: requestKey, deadline: deadline, record: &record)
         case "wallet_getCallsStatus":
             return await callsStatus(call, client: client, deadline: deadline)
         case "wallet_showCallsStatus":

@@ -62,7 +62,9 @@ struct CallsServiceTests {
         #expect(try await call("wallet_sendCalls", "[\(optional)]")["error"]?["code"] == .number("5700"))
     }
 
-    @Test("atomicRequired without an allowed executor: 5760 and nothing sent; another account is forbidden")
+    @Test(
+        "5760 with nothing sent; one transaction per call; an Idempotency-Key without id sends once; another account is forbidden"
+    )
     func refusals() async throws {
         let service = try await InProcessService.start(clientMembers: #","accounts":["\#(TestKeys.alphaAddress)"]"#)
         defer { service.node.stop() }
@@ -83,6 +85,21 @@ struct CallsServiceTests {
         let id = try #require(sent["result"]?["id"]?.stringValue)
         #expect(id.count == 66)
         #expect(try await service.minedCount() == 1)
+        // Without an id but with an Idempotency-Key: a retry of the request is the same batch, sent once — even
+        // when no stored answer replays it (the service itself, below the HTTP handler's idempotency store).
+        let body = Array(#"{"jsonrpc":"2.0","id":4,"method":"wallet_sendCalls","params":[\#(sequential)]}"#.utf8)
+        let signer = service.handler.service
+        let client = try #require(signer.clients.first)
+        func send() async throws -> JSONValue {
+            try JSONValue(
+                parsing: try #require(await signer.respond(body: body, client: client, idempotencyKey: "k").body))
+        }
+        let first = try await send()
+        let mined = try await service.minedCount()
+        let retried = try await send()
+        #expect(first["result"]?["id"] != nil && retried["result"]?["id"] == first["result"]?["id"])
+        #expect(mined == 2)
+        #expect(try await service.minedCount() == mined)
         let stranger = sequential.replacingOccurrences(
             of: TestKeys.alphaAddress, with: "0x00000000000000000000000000000000000000cc")
         #expect(try await call("[\(stranger)]")["error"]?["code"] == .number("-32001"))
