@@ -7,7 +7,7 @@ import Testing
 
 /// A journal keeping reservations in memory around a file journal: what a shared store does, small enough to
 /// read in a test.
-private final class ReservingJournal: TransactionJournal {
+final class ReservingJournal: TransactionJournal {
     let file: FileTransactionJournal
     private struct Lane: Hashable {
         let chain: ChainID

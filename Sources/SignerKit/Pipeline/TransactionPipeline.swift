@@ -38,12 +38,18 @@ struct TransactionPipeline: Sendable {
         var filled = try await fill()
         CrashPoint.reached(.filled)
         let reservation = try await reserveNonce(of: &filled)
+        var authorityNonce: NonceReservation?
         do {
+            authorityNonce = try await reserveAuthorityNonce(after: filled)
             try await authorizeSelfDelegation(of: &filled)
             return try await signAndSend(filled)
         } catch {
-            // Nothing was recorded with the nonce (a recorded entry ends its reservation itself).
-            if let reservation, !batch.isJournalled(at: request.index) { await reservation.release() }
+            // Nothing was recorded with the nonce (a recorded entry ends its reservation itself), nor will the
+            // authorization ever take the next one.
+            if !batch.isJournalled(at: request.index) {
+                if let reservation { await reservation.release() }
+                if let authorityNonce { await authorityNonce.release() }
+            }
             throw error
         }
     }
@@ -106,6 +112,35 @@ struct TransactionPipeline: Sendable {
             return try await key.signAuthorization(
                 Authorization(chainId: chainId, address: delegation.delegate, nonce: next), policy: delegation.policy)
         }
+    }
+
+    /// A self-delegating transaction with nonce `n` takes `n + 1` too (its own authorization increments the
+    /// account's nonce once more): that nonce is reserved in the journal as well, so no other signer sharing it
+    /// signs a transaction the authorization would invalidate. When another signer already holds `n + 1`, the
+    /// delegation is refused before anything is signed. The reservation ends by its lease (by then the
+    /// transaction is mined and the node counts both nonces) or is released when nothing was sent.
+    private func reserveAuthorityNonce(after filled: TransactionRequest) async throws(DispatchError.Kind)
+        -> NonceReservation?
+    {
+        guard request.selfDelegation != nil, let journal = batch.journal, let nonce = filled.nonce,
+            let next = nonce.adding(UInt256(1))
+        else { return nil }
+        let reserved: UInt256
+        do {
+            reserved = try await journal.reserveNonce(
+                chain: lane.chain, account: lane.account, atLeast: next, lease: batch.nonceReservationLease)
+        } catch {
+            throw .journalFailure(error.description)
+        }
+        let reservation = NonceReservation(journal: journal, lane: lane, nonce: reserved)
+        guard reserved == next else {
+            await reservation.release()
+            throw .backend(
+                .invalidRequest(
+                    "nonce \(next.decimalString), which the account's own authorization would take, is held by another "
+                        + "transaction: the batch is not signed; retry once that transaction is sent"))
+        }
+        return reservation
     }
 
     /// After the nonce is reserved: the self-delegation's tuple names that nonce + 1 (signed again when the

@@ -30,6 +30,43 @@ struct SendCallsLocalEVMTests {
         return dispatcher
     }
 
+    @Test("a delegating batch also holds nonce + 1: refused, nothing signed, while another signer holds it")
+    func authorityNonceReserved() async throws {
+        let setup = try await BatchChain.start()
+        defer { setup.evm.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signerkit-calls-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        TemporaryPaths.removeAtExit(directory.path)
+        let journal = ReservingJournal(
+            FileTransactionJournal(path: directory.appendingPathComponent("journal.jsonl").path))
+        var configuration = DispatchConfiguration()
+        configuration.journal = journal
+        let dispatcher = RpcDispatcher(nodes: [setup.chain: setup.client], configuration: configuration) {
+            AllowedDelegates([setup.executor.address])
+        }
+        try dispatcher.register(setup.account)
+        let account = setup.account.address
+        // Another signer sharing the journal holds nonce 1, the one the batch's authorization would take.
+        let held = try await journal.reserveNonce(
+            chain: setup.chain, account: account, atLeast: 1, lease: .seconds(3600))
+        #expect(held == 1)
+        let request = try Self.request(
+            setup, id: "held", atomicRequired: true,
+            [ERC7821Batch.Call(to: setup.token, data: BatchChain.approve(setup.other.address, 5))])
+        await #expect {
+            _ = try await dispatcher.sendCalls(request)
+        } throws: { error in
+            "\(error)".contains("which the account's own authorization would take, is held by another transaction")
+        }
+        #expect(try await nonce(setup, account) == .zero)
+        #expect(journal.liveReservations == 1, "the batch's own reservation of nonce 0 was released")
+        // Once the other signer lets nonce 1 go, the same batch runs: nonce 0 and its authorization's 1.
+        try await journal.releaseNonce(chain: setup.chain, account: account, nonce: 1)
+        _ = try await dispatcher.sendCalls(request)
+        #expect(try await nonce(setup, account) == 2)
+        #expect(journal.liveReservations == 1, "nonce 1 stays reserved until its lease ends")
+    }
+
     static func request(
         _ setup: BatchChain, id: String?, atomicRequired: Bool, _ calls: [ERC7821Batch.Call]
     ) throws -> CallBatchRequest {
