@@ -239,7 +239,7 @@ struct RoninSponsorshipTests {
         let liar = RpcDispatcher { quota }
         try liar.register(LyingPayer(claimed: row.payer.address, key: row.sender))
         await #expect(throws: DispatchError.self) { _ = try await liar.sign(actions: [row.action()]) }
-        let usage = try #require(quota.usage(of: try await liar.prepare(actions: [row.action()]).requests[0]))
+        let usage = try #require(quota.usages(of: try await liar.prepare(actions: [row.action()]).requests[0]).first)
         #expect(
             try await store.totals(
                 counter: usage.charge.counter, subject: usage.charge.subject, windowStart: usage.charge.windowStart)

@@ -16,20 +16,21 @@ struct UsageAdmissions: Sendable {
     func admit(_ request: ResolvedRequest) async throws(ActionFailure) -> [Admitted] {
         var admitted: [Admitted] = []
         for policy in policies {
-            guard let (charge, limits) = policy.usage(of: request) else { continue }
-            let outcome: UsageAdmission
-            do { outcome = try await policy.store.admit(charge, within: limits) } catch {
-                await refund(admitted)
-                throw ActionFailure(index: request.index, kind: .usageStoreFailure("\(policy.name): \(error)"))
-            }
-            switch outcome {
-            case .admitted: admitted.append(Admitted(store: policy.store, charge: charge))
-            case .exceeded(let totals):
-                await refund(admitted)
-                throw ActionFailure(
-                    index: request.index,
-                    kind: .policyViolation(
-                        policy: policy.name, reason: policy.refusal(of: charge, totals: totals, limits: limits)))
+            for (charge, limits) in policy.usages(of: request) {
+                let outcome: UsageAdmission
+                do { outcome = try await policy.store.admit(charge, within: limits) } catch {
+                    await refund(admitted)
+                    throw ActionFailure(index: request.index, kind: .usageStoreFailure("\(policy.name): \(error)"))
+                }
+                switch outcome {
+                case .admitted: admitted.append(Admitted(store: policy.store, charge: charge))
+                case .exceeded(let totals):
+                    await refund(admitted)
+                    throw ActionFailure(
+                        index: request.index,
+                        kind: .policyViolation(
+                            policy: policy.name, reason: policy.refusal(of: charge, totals: totals, limits: limits)))
+                }
             }
         }
         return admitted

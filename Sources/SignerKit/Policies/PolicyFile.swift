@@ -31,7 +31,7 @@ public enum PolicyFile {
     public static let members: [String] = [
         "allowedChains", "allowedMethods", "nativeValueCap", "feeCap", "gasLimitCap", "tokenSpendCap",
         "refuseUncappedTokens", "noUnlimitedApprovals", "allowedSpenders", "allowedRecipients", "maxValiditySeconds",
-        "requireRecognized", "signInOrigins", "allowedDelegates", "roninSponsor", "roninSponsorQuota",
+        "requireRecognized", "signInOrigins", "allowedDelegates", "roninSponsor", "roninSponsorQuota", "spendLimits",
     ]
 
     /// The policies of a policy file's JSON text, in a fixed order (chains, methods, value, fees, gas, then
@@ -130,7 +130,29 @@ public enum PolicyFile {
             policies.append(
                 try roninSponsorQuota(value, store: usageStore ?? MemoryUsageCounterStore(), now: now))
         }
+        if let value = root["spendLimits"].ifPresent {
+            policies.append(try spendLimit(value, store: usageStore ?? MemoryUsageCounterStore(), now: now))
+        }
         return policies
+    }
+
+    /// `"spendLimits": {"windowSeconds"?: N (default 86400), "limits": [{"chainId": C, "token": "native" | A,
+    /// "maximum": N}, …]}`, summed per account in `store`.
+    static func spendLimit(_ value: Reader, store: any UsageCounterStore, now: @escaping @Sendable () -> Date)
+        throws(PolicyFileError) -> SpendLimit
+    {
+        try value.object(allowing: ["windowSeconds", "limits"])
+        let window = try value["windowSeconds"].ifPresent?.integer(in: 1...31_622_400) ?? 86_400
+        let limits = try value["limits"].elements().map { (item) throws(PolicyFileError) -> SpendLimit.Limit in
+            try item.object(allowing: ["chainId", "token", "maximum"])
+            let token = try item["token"].string()
+            let asset: SpendLimit.Asset =
+                token == "native" ? .native : .token(try item["token"].address())
+            return SpendLimit.Limit(
+                chain: try item["chainId"].chain(), asset: asset, maximum: try item["maximum"].uint256())
+        }
+        guard !limits.isEmpty else { throw value["limits"].fail("expected at least one limit") }
+        return SpendLimit(limits, windowSeconds: UInt64(window), store: store, now: now)
     }
 
     /// A policy file's reader.

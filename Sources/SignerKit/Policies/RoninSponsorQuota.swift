@@ -33,7 +33,7 @@ public struct RoninSponsorQuota: UsagePolicy {
 
     /// Fails a sponsorship whose gas cost alone is above the window's limit (no window could admit it).
     public func evaluate(_ request: ResolvedRequest) -> PolicyDecision {
-        guard let (charge, _) = usage(of: request), let maximumGasCost, charge.amount > maximumGasCost else {
+        guard let (charge, _) = usages(of: request).first, let maximumGasCost, charge.amount > maximumGasCost else {
             return .pass
         }
         return .fail(
@@ -43,14 +43,14 @@ public struct RoninSponsorQuota: UsagePolicy {
     }
 
     /// One sponsored transaction of the sender, costing at most gas × `maxFeePerGas`, in the current window.
-    public func usage(of request: ResolvedRequest) -> (charge: UsageCharge, limits: UsageLimits)? {
-        guard case .sponsorship(let transaction, _) = request.payload, let sender = transaction.from else { return nil }
+    public func usages(of request: ResolvedRequest) -> [(charge: UsageCharge, limits: UsageLimits)] {
+        guard case .sponsorship(let transaction, _) = request.payload, let sender = transaction.from else { return [] }
         let cost = (transaction.gasLimit ?? .zero).multiplied(by: transaction.maxFeePerGas ?? .zero) ?? .max
         let charge = UsageCharge(
             counter: "ronin-sponsor:\(request.action.chainId):\(request.account.lowercased)",
             subject: sender.lowercased,
             windowStart: UsageWindow.start(of: now().timeIntervalSince1970, seconds: windowSeconds), amount: cost)
-        return (charge, UsageLimits(maximumCount: maximumTransactions, maximumAmount: maximumGasCost))
+        return [(charge, UsageLimits(maximumCount: maximumTransactions, maximumAmount: maximumGasCost))]
     }
 
     /// `sender 0x… has used 5 of 5 sponsored transactions (…) in the window from 2026-…`.

@@ -11,8 +11,10 @@ public protocol UsagePolicy: ActionPolicy {
     /// Where the counts are kept.
     var store: any UsageCounterStore { get }
 
-    /// What `request` adds and the limits of its window, or `nil` when this policy does not count it.
-    func usage(of request: ResolvedRequest) -> (charge: UsageCharge, limits: UsageLimits)?
+    /// What `request` adds to each row this policy counts it in, and the limits of that row's window: empty when
+    /// this policy does not count it, several when it counts several things (one row per token moved, say). The
+    /// dispatcher takes them in order, each in one store transaction; a refusal takes back the ones already taken.
+    func usages(of request: ResolvedRequest) -> [(charge: UsageCharge, limits: UsageLimits)]
 
     /// Why `charge` was refused when its row stood at `totals`: the text of the policy violation.
     func refusal(of charge: UsageCharge, totals: UsageTotals, limits: UsageLimits) -> String
