@@ -179,11 +179,17 @@ struct BatchRun: Sendable {
                     consequence: true)
             }
         }
-        // Quotas count the action before its backend is asked, and take it back when it fails.
-        let charges = try await batch.usage.admit(request)
+        // Quotas count the action before its backend is asked, and take it back when it fails; a transaction the
+        // journal already holds is no new use and is not counted again.
+        var charges: [UsageAdmissions.Admitted] = []
         let result: ActionResult
         do throws(ActionFailure) {
-            result = try await obtain(job)
+            if let replayed = try await replayed(job) {
+                result = replayed
+            } else {
+                charges = try await batch.usage.admit(request)
+                result = try await produce(job)
+            }
             do throws(ResultVerifier.Failure) {
                 if let claim = try ResultVerifier.verify(result, for: request) { accountClaims.add(claim, at: index) }
             } catch {
@@ -212,35 +218,38 @@ struct BatchRun: Sendable {
         return result
     }
 
-    /// The action's result: re-sent from its journal entry when it is a retry, else the transaction pipeline's
-    /// for a key's transaction, else the backend's.
-    private func obtain(_ job: RoutedAction) async throws(ActionFailure) -> ActionResult {
+    /// The action's result re-sent from its journal entry when it is a retry of a journalled transaction, else
+    /// `nil`.
+    private func replayed(_ job: RoutedAction) async throws(ActionFailure) -> ActionResult? {
         let request = job.request
         let index = request.index
-        if request.method == .sendTransaction, let journal = batch.journal, let identity = batch.identities[index] {
-            let entry: JournalEntry?
-            // A keyed action is paid once: its entry answers even after its success was reported.
-            do { entry = try await journal.entry(for: identity, includingReported: batch.keyed) } catch {
-                throw ActionFailure(index: index, kind: .journalFailure(error.description))
-            }
-            if let entry {
-                if let reason = Self.difference(between: entry, and: request) {
-                    throw ActionFailure(
-                        index: index, kind: .idempotencyKeyReused(journalled: entry.hash, reason: reason))
-                }
-                guard let node = request.node else {
-                    throw ActionFailure(index: index, kind: .noNode(request.action.chainId.description))
-                }
-                batch.noteBroadcast(entry.hash, at: index)
-                batch.noteNonce(entry.nonce, in: NonceLane(account: entry.account, chain: entry.chain))
-                do throws(DispatchError.Kind) {
-                    return .transactionHash(
-                        try await TransactionBroadcaster.replay(entry, journal: journal, node: node))
-                } catch {
-                    throw ActionFailure(index: index, kind: error)
-                }
-            }
+        guard request.method == .sendTransaction, let journal = batch.journal, let identity = batch.identities[index]
+        else { return nil }
+        let entry: JournalEntry?
+        // A keyed action is paid once: its entry answers even after its success was reported.
+        do { entry = try await journal.entry(for: identity, includingReported: batch.keyed) } catch {
+            throw ActionFailure(index: index, kind: .journalFailure(error.description))
         }
+        guard let entry else { return nil }
+        if let reason = Self.difference(between: entry, and: request) {
+            throw ActionFailure(index: index, kind: .idempotencyKeyReused(journalled: entry.hash, reason: reason))
+        }
+        guard let node = request.node else {
+            throw ActionFailure(index: index, kind: .noNode(request.action.chainId.description))
+        }
+        batch.noteBroadcast(entry.hash, at: index)
+        batch.noteNonce(entry.nonce, in: NonceLane(account: entry.account, chain: entry.chain))
+        do throws(DispatchError.Kind) {
+            return .transactionHash(try await TransactionBroadcaster.replay(entry, journal: journal, node: node))
+        } catch {
+            throw ActionFailure(index: index, kind: error)
+        }
+    }
+
+    /// The action's new result: the transaction pipeline's for a key's transaction, else the backend's.
+    private func produce(_ job: RoutedAction) async throws(ActionFailure) -> ActionResult {
+        let request = job.request
+        let index = request.index
         if case .transaction(let transaction, let feesOpen) = request.payload, let signer = job.pipelineSigner {
             let pipeline = TransactionPipeline(
                 signer: signer, request: request, batch: batch, transaction: transaction, feesOpen: feesOpen)

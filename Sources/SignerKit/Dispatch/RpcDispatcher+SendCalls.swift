@@ -103,19 +103,21 @@ extension RpcDispatcher {
         case .atomic, .atomicDelegating: objects = [request.transactionJSON(execute)]
         case .sequential: objects = request.calls.map { request.transactionJSON($0) }
         case .smartAccount(let submitter):
-            objects = [try await smartAccountTransaction(for: batch, request: request, submitter: submitter)]
-            // The calls, judged as the smart account's own: what its batch transaction runs.
+            // The calls, judged as the smart account's own (what its batch transaction runs) before its owners
+            // sign anything.
             let asExecute = WalletRpcAction(
                 chainId: batch.chain, method: .sendTransaction,
                 params: JSONValue.array([request.transactionJSON(execute)]).serialized)
             do throws(DispatchError) {
-                judgedCalls[0] =
-                    try RequestResolver.resolve(
-                        asExecute, index: 0, node: nodes[batch.chain], previewer: configuration.previewer
-                    ).calls
+                let judged = try RequestResolver.resolve(
+                    asExecute, index: 0, node: nodes[batch.chain], previewer: configuration.previewer)
+                try evaluatePolicies(judged, index: 0, method: RpcMethod.sendTransaction.rawValue)
+                try evaluateBatchPolicies([judged])
+                judgedCalls[0] = judged.calls
             } catch {
                 throw .dispatch(error)
             }
+            objects = [try await smartAccountTransaction(for: batch, request: request, submitter: submitter)]
         }
         let actions = objects.map {
             WalletRpcAction(chainId: batch.chain, method: .sendTransaction, params: JSONValue.array([$0]).serialized)

@@ -283,7 +283,7 @@ public final class RpcDispatcher: Sendable {
 
     /// Every policy on `request`, then on each call of its batch (``ResolvedRequest/calls``, named
     /// `call[i]` in the refusal, nested batches `call[i].call[j]`).
-    private func evaluatePolicies(_ request: ResolvedRequest, index: Int, method: String, call: String = "")
+    func evaluatePolicies(_ request: ResolvedRequest, index: Int, method: String, call: String = "")
         throws(DispatchError)
     {
         for policy in policies {

@@ -55,6 +55,13 @@ public struct SpendLimit: UsagePolicy {
         let asset: Asset
     }
 
+    /// What one account moves of one asset on one chain.
+    private struct Moved {
+        let account: Address
+        let key: Key
+        let amount: UInt256
+    }
+
     /// The limits.
     public let limits: [Limit]
     /// The window, in seconds (86,400: a UTC calendar day).
@@ -84,23 +91,25 @@ public struct SpendLimit: UsagePolicy {
 
     /// Fails an action that alone moves more than a limit (no window could admit it).
     public func evaluate(_ request: ResolvedRequest) -> PolicyDecision {
-        for (key, amount) in Self.amounts(of: request) {
-            guard let maximum = table[key], amount > maximum else { continue }
+        for moved in Self.amounts(of: request) {
+            guard let maximum = table[moved.key], moved.amount > maximum else { continue }
             return .fail(
-                reason: "\(amount.decimalString) of \(key.asset) on \(key.chain) is more than the limit of "
-                    + "\(maximum.decimalString) per \(windowSeconds) s")
+                reason: "\(moved.amount.decimalString) of \(moved.key.asset) on \(moved.key.chain) is more than the "
+                    + "limit of \(maximum.decimalString) per \(windowSeconds) s")
         }
         return .pass
     }
 
-    /// One row per limited asset the action moves: the account's, in the current window.
+    /// One row per limited asset the action moves, of the account that moves it (a smart account's calls are
+    /// the smart account's, not its submitter's), in the current window.
     public func usages(of request: ResolvedRequest) -> [(charge: UsageCharge, limits: UsageLimits)] {
         let windowStart = UsageWindow.start(of: now().timeIntervalSince1970, seconds: windowSeconds)
-        return Self.amounts(of: request).compactMap { key, amount in
-            guard let maximum = table[key] else { return nil }
+        return Self.amounts(of: request).compactMap { moved in
+            guard let maximum = table[moved.key] else { return nil }
+            let key = moved.key
             let charge = UsageCharge(
                 counter: "spend-limit:\(windowSeconds):\(key.chain):\(key.asset.description.lowercased())",
-                subject: request.account.lowercased, windowStart: windowStart, amount: amount)
+                subject: moved.account.lowercased, windowStart: windowStart, amount: moved.amount)
             return (charge, UsageLimits(maximumCount: nil, maximumAmount: maximum))
         }
     }
@@ -114,21 +123,29 @@ public struct SpendLimit: UsagePolicy {
             + "(\(charge.amount.decimalString)) would exceed it"
     }
 
-    /// What `request` moves or allows, per chain and asset, in first-seen order (a batch's calls in its place).
-    private static func amounts(of request: ResolvedRequest) -> [(Key, UInt256)] {
+    /// What `request` moves or allows, per account, chain and asset, in first-seen order (a batch's calls in its
+    /// place).
+    private static func amounts(of request: ResolvedRequest) -> [Moved] {
         guard request.method != .sponsorTransaction else { return [] }
-        var order: [Key] = []
-        var sums: [Key: UInt256] = [:]
-        func add(_ key: Key, _ amount: UInt256) {
+        struct Row: Hashable {
+            let account: Address
+            let key: Key
+        }
+        var order: [Row] = []
+        var sums: [Row: UInt256] = [:]
+        func add(_ account: Address, _ key: Key, _ amount: UInt256) {
             guard !amount.isZero else { return }
-            if sums[key] == nil { order.append(key) }
-            sums[key] = sums[key, default: .zero].adding(amount) ?? .max
+            let row = Row(account: account, key: key)
+            if sums[row] == nil { order.append(row) }
+            sums[row] = sums[row, default: .zero].adding(amount) ?? .max
         }
         for preview in RpcDispatcher.judgedPreviews(of: request) {
-            add(Key(chain: preview.chain, asset: .native), preview.nativeValue)
+            add(preview.account, Key(chain: preview.chain, asset: .native), preview.nativeValue)
             guard preview.kind.movesTokens else { continue }
-            for moved in preview.tokens { add(Key(chain: preview.chain, asset: .token(moved.token)), moved.amount) }
+            for token in preview.tokens {
+                add(preview.account, Key(chain: preview.chain, asset: .token(token.token)), token.amount)
+            }
         }
-        return order.map { ($0, sums[$0] ?? .zero) }
+        return order.map { Moved(account: $0.account, key: $0.key, amount: sums[$0] ?? .zero) }
     }
 }

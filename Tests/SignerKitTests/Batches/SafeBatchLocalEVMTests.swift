@@ -13,7 +13,7 @@ import Testing
 @Suite("wallet_sendCalls of a Safe on a local EVM")
 struct SafeBatchLocalEVMTests {
     @Test(
-        "supported; approve + transfer in one execTransaction; the same id once; a cap summed over the calls; a failing batch sends nothing"
+        "supported; one execTransaction; the same id once; a cap and a daily limit over the Safe's calls; a failing batch sends nothing"
     )
     func safeBatch() async throws {
         let deployer = try TestKeys.signer(TestKeys.alphaHex)
@@ -41,8 +41,10 @@ struct SafeBatchLocalEVMTests {
         TemporaryPaths.removeAtExit(directory.path)
         var configuration = DispatchConfiguration()
         configuration.journal = FileTransactionJournal(path: directory.appendingPathComponent("journal.jsonl").path)
+        let usage = MemoryUsageCounterStore()
         let dispatcher = RpcDispatcher(nodes: [chain: client], configuration: configuration) {
             TokenSpendCap([.init(chain: chain, token: token, maximum: 400)])
+            SpendLimit([.init(chain: chain, asset: .token(token), maximum: 500)], store: usage)
         }
         try dispatcher.register(beta)
         try dispatcher.register(
@@ -92,6 +94,13 @@ struct SafeBatchLocalEVMTests {
         #expect(try await balance(token, recipient, evm) == 250)
         #expect(try await allowance(token, safe, spender, evm) == 100)
 
+        // The Safe's daily limit counts its calls (not its submitter's): 350 of 500.
+        let window = UsageWindow.start(of: Date().timeIntervalSince1970, seconds: 86_400)
+        let counter = "spend-limit:86400:\(chain):\(token.lowercased)"
+        #expect(try await usage.totals(counter: counter, subject: safe.lowercased, windowStart: window).amount == 350)
+        #expect(
+            try await usage.totals(counter: counter, subject: beta.address.lowercased, windowStart: window) == .zero)
+
         // The same id: nothing sent.
         #expect(try await dispatcher.sendCalls(request) == batch)
         #expect(try await client.transactionCount(of: beta.address, block: .latest) == before.adding(UInt256(1)))
@@ -111,14 +120,34 @@ struct SafeBatchLocalEVMTests {
             else { return false }
             return policy == "TokenSpendCap"
         }
-        // A call that cannot run fails the Safe's execTransaction in the node's estimate: nothing is sent.
+        // Over the daily limit with the 350 already moved: refused, nothing sent.
+        let overLimit = try CallBatchRequest(
+            id: "safe-limit", from: safe, chain: chain, atomicRequired: true,
+            calls: [ERC7821Batch.Call(to: token, data: BatchChain.transfer(recipient, 160))])
+        await #expect {
+            _ = try await dispatcher.sendCalls(overLimit)
+        } throws: { error in
+            guard case .dispatch(let failure) = error as? CallBatchError,
+                case .policyViolation(let policy, _) = failure.kind
+            else { return false }
+            return policy == "SpendLimit"
+        }
+        // A call that cannot run (no such function on the token) fails the Safe's execTransaction in the node's
+        // estimate: nothing is sent.
         let failing = try CallBatchRequest(
             id: "safe-fails", from: safe, chain: chain, atomicRequired: true,
             calls: [
                 ERC7821Batch.Call(to: token, data: BatchChain.approve(spender, 1)),
-                ERC7821Batch.Call(to: token, data: BatchChain.transfer(recipient, 10_000)),
+                ERC7821Batch.Call(to: token, data: [0xde, 0xad, 0xbe, 0xef]),
             ])
-        await #expect(throws: CallBatchError.self) { try await dispatcher.sendCalls(failing) }
+        await #expect {
+            _ = try await dispatcher.sendCalls(failing)
+        } throws: { error in
+            guard case .dispatch(let failure) = error as? CallBatchError, case .backend = failure.kind else {
+                return false
+            }
+            return true
+        }
         #expect(try await client.transactionCount(of: beta.address, block: .latest) == before.adding(UInt256(1)))
         #expect(try await dispatcher.callsStatus(id: "safe-fails").code == .offchainFailure)
         #expect(try await allowance(token, safe, spender, evm) == 100)
