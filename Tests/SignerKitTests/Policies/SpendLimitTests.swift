@@ -31,8 +31,15 @@ struct SpendLimitTests {
     func transaction(_ key: SoftwareKeySigner, to: Address, value: UInt256 = .zero, data: [UInt8] = [])
         -> WalletRpcAction
     {
+        transaction(from: key.address, to: to, value: value, data: data)
+    }
+
+    /// `eth_signTransaction` of a complete transaction from `sender` to `to` with `value` and `data`.
+    func transaction(from sender: Address, to: Address, value: UInt256 = .zero, data: [UInt8] = [])
+        -> WalletRpcAction
+    {
         let tx = """
-            {"from":"\(key.address.lowercased)","to":"\(to.lowercased)","value":"\(value.hexQuantity)",
+            {"from":"\(sender.lowercased)","to":"\(to.lowercased)","value":"\(value.hexQuantity)",
              "data":"\(Hex.encode(data))","nonce":"0x0","gas":"0x30d40","maxFeePerGas":"0x77359400",
              "maxPriorityFeePerGas":"0x3b9aca00"}
             """
@@ -106,10 +113,7 @@ struct SpendLimitTests {
         let hosted = PrivateKey.generate().address
         let calls = CallCounter()
         try dispatcher.register(RejectingBackend(account: hosted, counter: calls))
-        let hostedAction = WalletRpcAction(
-            chainId: base, method: .signTransaction,
-            params: #"[{"from":"\#(hosted.lowercased)","to":"\#(token.lowercased)","data":"\#(Hex.encode(transfer(300)))","nonce":"0x0","gas":"0x30d40","maxFeePerGas":"0x77359400","maxPriorityFeePerGas":"0x3b9aca00"}]"#
-        )
+        let hostedAction = transaction(from: hosted, to: token, data: transfer(300))
         await #expect(throws: DispatchError.self) { _ = try await dispatcher.sign(actions: [hostedAction]) }
         #expect(calls.calls == 1)
         let window = UsageWindow.start(of: Date().timeIntervalSince1970, seconds: 86_400)
