@@ -65,12 +65,10 @@ enum CallsCommands {
         let url = try ActionCommands.nodeURL(
             try options.required(ActionCommands.rpcURLFlag.name, "(the node that fills and broadcasts the calls)"))
         let text = try InputSource(positional: options.positional(0)).readText(io: context.io)
+        let json: JSONValue
+        do { json = try JSONValue(parsing: text) } catch { throw .invalidInput("FILE: \(error)") }
         let request: CallBatchRequest
-        do { request = try CallBatchRequest(json: try JSONValue(parsing: text)) } catch let error as CallBatchError {
-            throw .invalidInput(message(error))
-        } catch {
-            throw .invalidInput("FILE: \(error)")
-        }
+        do { request = try CallBatchRequest(json: json) } catch { throw .invalidInput(message(error)) }
         let delegates = try AuthCommands.policy(options)
         let policies =
             try TransactionSafetyOptions.policies(options)

@@ -150,18 +150,15 @@ public struct SafeAccountSigner: AtomicBatchAccount {
             JSONObject([
                 "to": .string(safe.lowercased), "data": .string(Hex.encode(SafeTransaction.nonceSelector)),
             ]))
-        let nonce: UInt256
-        do {
-            let answer = try await node.call(method: "eth_call", params: [call, .string("latest")])
-            guard let text = answer.stringValue, let bytes = try? Hex.decode(text), bytes.count == 32,
-                let value = UInt256(bigEndian: bytes)
-            else { throw SignerError.invalidRequest("the Safe's nonce() answered \(answer.kindName), not a word") }
-            nonce = value
-        } catch let error as SignerError {
-            throw error
+        let answer: JSONValue
+        do throws(NodeError) {
+            answer = try await node.call(method: "eth_call", params: [call, .string("latest")])
         } catch {
             throw .backendFailure("node: the Safe's nonce(): \(error)")
         }
+        guard let text = answer.stringValue, let bytes = try? Hex.decode(text), bytes.count == 32,
+            let nonce = UInt256(bigEndian: bytes)
+        else { throw .invalidRequest("the Safe's nonce() answered \(answer.kindName), not a word") }
         let transaction = SafeTransaction(batch: calls, multiSend: batchExecution.multiSendCallOnly, nonce: nonce)
         let digest = transaction.digest(safe: safe, chainId: chainId)
         var signatures: [UInt8] = []
