@@ -80,7 +80,7 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
             .init(code: -32602, message: error.description)
         case .unknownAccount: .init(code: -32001, message: error.description)
         case .notPermitted: .init(code: -32001, message: "forbidden: \(error.description)")
-        case .policyViolation: .init(code: policyRefusedCode, message: error.description)
+        case .policyViolation, .approvalRequired: .init(code: policyRefusedCode, message: error.description)
         case .noNode, .verificationUnavailable: .init(code: upstreamCode, message: error.description)
         case .backend, .verificationFailed, .transactionReverted, .transactionNotMined, .journalFailure,
             .usageStoreFailure, .cancelled:

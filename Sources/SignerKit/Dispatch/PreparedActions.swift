@@ -6,10 +6,17 @@ public struct PreparedActions: Sendable {
     /// The actions, in order.
     public let actions: [WalletRpcAction]
     var prepared: [RoutedAction]
+    /// The approvals ``ApprovalPolicy`` rules ask of these actions before they may be signed (one per rule, in
+    /// policy order): while it is not empty, ``RpcDispatcher/sign(_:idempotencyKey:deadline:)`` signs only
+    /// the batch ``approved(by:)`` returns.
+    public internal(set) var approvalRequirements: [ApprovalRequirement]
+    /// The held request whose approvals cleared these actions.
+    var approvedBy: String?
 
-    init(actions: [WalletRpcAction], prepared: [RoutedAction]) {
+    init(actions: [WalletRpcAction], prepared: [RoutedAction], approvalRequirements: [ApprovalRequirement] = []) {
         self.actions = actions
         self.prepared = prepared
+        self.approvalRequirements = approvalRequirements
     }
 
     /// The resolved requests, in action order (account, chain, method, payload and ``ResolvedRequest/preview``).

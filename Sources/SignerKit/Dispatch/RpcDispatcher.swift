@@ -56,6 +56,7 @@ public final class RpcDispatcher: Sendable {
     let filledTransactionPolicies: [any FilledTransactionPolicy]
     let batchPolicies: [any BatchPolicy]
     let usagePolicies: [any UsagePolicy]
+    let approvalPolicies: [any ApprovalPolicy]
     let nodes: [ChainID: any EthereumNode]
     /// How batches are sequenced, confirmed and journalled.
     public let configuration: DispatchConfiguration
@@ -74,6 +75,7 @@ public final class RpcDispatcher: Sendable {
         filledTransactionPolicies = policies.compactMap { $0 as? any FilledTransactionPolicy }
         batchPolicies = policies.compactMap { $0 as? any BatchPolicy }
         usagePolicies = policies.compactMap { $0 as? any UsagePolicy }
+        approvalPolicies = policies.compactMap { $0 as? any ApprovalPolicy }
     }
 
     /// Registers a whole-method backend for each of its accounts. Fails when another backend already
@@ -186,7 +188,8 @@ public final class RpcDispatcher: Sendable {
         guard !actions.isEmpty else { throw DispatchError(index: nil, method: nil, kind: .emptyActionList) }
         let prepared = try await prepare(actions, admit: admit, judgedCalls: judgedCalls)
         try evaluateBatchPolicies(prepared.map(\.request))
-        return PreparedActions(actions: actions, prepared: prepared)
+        return PreparedActions(
+            actions: actions, prepared: prepared, approvalRequirements: approvalRequirements(of: prepared))
     }
 
     /// Signs a batch ``prepare(actions:admit:)`` returned, as ``sign(actions:idempotencyKey:deadline:)``
@@ -194,6 +197,12 @@ public final class RpcDispatcher: Sendable {
     public func sign(
         _ prepared: PreparedActions, idempotencyKey: String? = nil, deadline: ContinuousClock.Instant? = nil
     ) async throws(DispatchError) -> SignedActions {
+        if let first = prepared.approvalRequirements.first, prepared.approvedBy == nil {
+            let held = prepared.prepared.first { approvalRequirements(of: [$0]).contains(first) }
+            throw DispatchError(
+                index: held?.request.index, method: held?.request.action.method,
+                kind: .approvalRequired(rules: prepared.approvalRequirements.map(\.rule)))
+        }
         let outcomes = try await execute(prepared.prepared, idempotencyKey: idempotencyKey, deadline: deadline)
         return SignedActions(actions: prepared.actions, outcomes: outcomes)
     }
@@ -279,6 +288,21 @@ public final class RpcDispatcher: Sendable {
         return RoutedAction(
             request: request, backend: route.backend,
             pipelineSigner: PipelineSigner.of(key: route.key, filledSigner: route.filledSigner, method: request.method))
+    }
+
+    /// What the approval policies ask of `prepared`: one requirement per rule that holds any action (or any
+    /// call of a batch), in policy order.
+    func approvalRequirements(of prepared: [RoutedAction]) -> [ApprovalRequirement] {
+        guard !approvalPolicies.isEmpty else { return [] }
+        var found: [ApprovalRequirement] = []
+        for policy in approvalPolicies {
+            for action in prepared {
+                if let requirement = policy.requirement(for: action.request), !found.contains(requirement) {
+                    found.append(requirement)
+                }
+            }
+        }
+        return found
     }
 
     /// Every policy on `request`, then on each call of its batch (``ResolvedRequest/calls``, named

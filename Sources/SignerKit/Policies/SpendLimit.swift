@@ -55,13 +55,6 @@ public struct SpendLimit: UsagePolicy {
         let asset: Asset
     }
 
-    /// What one account moves of one asset on one chain.
-    private struct Moved {
-        let account: Address
-        let key: Key
-        let amount: UInt256
-    }
-
     /// The limits.
     public let limits: [Limit]
     /// The window, in seconds (86,400: a UTC calendar day).
@@ -91,10 +84,12 @@ public struct SpendLimit: UsagePolicy {
 
     /// Fails an action that alone moves more than a limit (no window could admit it).
     public func evaluate(_ request: ResolvedRequest) -> PolicyDecision {
-        for moved in Self.amounts(of: request) {
-            guard let maximum = table[moved.key], moved.amount > maximum else { continue }
+        for moved in MovedAmount.of(request) {
+            guard let maximum = table[Key(chain: moved.chain, asset: moved.asset)], moved.amount > maximum else {
+                continue
+            }
             return .fail(
-                reason: "\(moved.amount.decimalString) of \(moved.key.asset) on \(moved.key.chain) is more than the "
+                reason: "\(moved.amount.decimalString) of \(moved.asset) on \(moved.chain) is more than the "
                     + "limit of \(maximum.decimalString) per \(windowSeconds) s")
         }
         return .pass
@@ -104,9 +99,9 @@ public struct SpendLimit: UsagePolicy {
     /// the smart account's, not its submitter's), in the current window.
     public func usages(of request: ResolvedRequest) -> [(charge: UsageCharge, limits: UsageLimits)] {
         let windowStart = UsageWindow.start(of: now().timeIntervalSince1970, seconds: windowSeconds)
-        return Self.amounts(of: request).compactMap { moved in
-            guard let maximum = table[moved.key] else { return nil }
-            let key = moved.key
+        return MovedAmount.of(request).compactMap { moved in
+            let key = Key(chain: moved.chain, asset: moved.asset)
+            guard let maximum = table[key] else { return nil }
             let charge = UsageCharge(
                 counter: "spend-limit:\(windowSeconds):\(key.chain):\(key.asset.description.lowercased())",
                 subject: moved.account.lowercased, windowStart: windowStart, amount: moved.amount)
@@ -121,31 +116,5 @@ public struct SpendLimit: UsagePolicy {
             + "\(limits.maximumAmount?.decimalString ?? "?") (\(asset)) in the window from "
             + "\(SigningPreview.utcDate(UInt256(UInt64(charge.windowStart)))); this one "
             + "(\(charge.amount.decimalString)) would exceed it"
-    }
-
-    /// What `request` moves or allows, per account, chain and asset, in first-seen order (a batch's calls in its
-    /// place).
-    private static func amounts(of request: ResolvedRequest) -> [Moved] {
-        guard request.method != .sponsorTransaction else { return [] }
-        struct Row: Hashable {
-            let account: Address
-            let key: Key
-        }
-        var order: [Row] = []
-        var sums: [Row: UInt256] = [:]
-        func add(_ account: Address, _ key: Key, _ amount: UInt256) {
-            guard !amount.isZero else { return }
-            let row = Row(account: account, key: key)
-            if sums[row] == nil { order.append(row) }
-            sums[row] = sums[row, default: .zero].adding(amount) ?? .max
-        }
-        for preview in RpcDispatcher.judgedPreviews(of: request) {
-            add(preview.account, Key(chain: preview.chain, asset: .native), preview.nativeValue)
-            guard preview.kind.movesTokens else { continue }
-            for token in preview.tokens {
-                add(preview.account, Key(chain: preview.chain, asset: .token(token.token)), token.amount)
-            }
-        }
-        return order.map { Moved(account: $0.account, key: $0.key, amount: sums[$0] ?? .zero) }
     }
 }
