@@ -57,6 +57,18 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// Opens held-request stores on one fresh storage; each call is a new handle.
+    func heldRequestStores() async throws -> @Sendable () async throws -> any HeldRequestStore {
+        switch self {
+        case .sqlite:
+            let path = try Self.temporaryFile()
+            return { try SQLiteHeldRequestStore(path: path) }
+        case .postgres:
+            let configuration = try await Self.freshDatabase()
+            return { try await PostgresHeldRequestStore(configuration: configuration) }
+        }
+    }
+
     /// A new database on the shared server.
     static func freshDatabase() async throws -> PostgresConfiguration {
         let server = try await PostgresServer.shared.value
