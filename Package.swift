@@ -250,7 +250,7 @@ let package = Package(
             name: "SignerKitService",
             dependencies: [
                 "EthereumPrimitives", "EthereumTransactions", "SecureMemory", "SignerKit", "EthereumRPC",
-                "SignerKitHTTPServer",
+                "SignerKitHTTPServer", "SignerKitHTTP",
                 "SignerKitSupport",
             ],
             swiftSettings: strictSwift

@@ -69,7 +69,9 @@ enum ServeCommands {
             service = try SignerService(
                 configuration: configuration, signers: signers, backends: backends, upstream: upstream,
                 policies: policies,
-                journal: stores.journal, idempotency: stores.idempotency, audit: stores.auditTrail)
+                journal: stores.journal, idempotency: stores.idempotency, audit: stores.auditTrail,
+                heldRequestStore: stores.held,
+                webhook: try ServeApprovals.webhook(configuration, allowInsecure: allowInsecure))
         } catch {
             throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
         }
@@ -126,6 +128,8 @@ enum ServeCommands {
             }
         }
         defer { recovery?.cancel() }
+        let heldSweep = Task { await ServeApprovals.sweep(service, log: { io.writeStandardError($0 + "\n") }) }
+        defer { heldSweep.cancel() }
         defer { withExtendedLifetime(instanceLock) {} }
         while !StopSignal.requested {
             if ReloadSignal.take() {

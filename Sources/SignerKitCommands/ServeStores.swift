@@ -13,6 +13,8 @@ struct ServeStores: Sendable {
     let auditTrail: (any AuditTrail)?
     /// The counts of quotas (the Ronin sponsor quota of the policy file).
     let usage: any UsageCounterStore
+    /// Calls held for approval (the policy file's `approvalRules`).
+    let held: any HeldRequestStore
     /// The SQLite database, when the store is one (`nil` for PostgreSQL).
     var sqlitePath: String?
 
@@ -74,6 +76,7 @@ struct ServeStores: Sendable {
         let journal: any TransactionJournal
         let idempotency: any IdempotencyStore
         let usage: any UsageCounterStore
+        let held: any HeldRequestStore
         switch configuration.store {
         case .sqlite(let path):
             do { journal = try SQLiteTransactionJournal(path: path) } catch {
@@ -85,6 +88,9 @@ struct ServeStores: Sendable {
             do { usage = try SQLiteUsageCounterStore(path: path) } catch {
                 throw .invalidInput("configuration: store.sqlite: \(error)")
             }
+            do { held = try SQLiteHeldRequestStore(path: path) } catch {
+                throw .invalidInput("configuration: store.sqlite: \(error)")
+            }
         case .postgres(let server):
             let postgres = try postgresConfiguration(server, allowInsecure: allowInsecure)
             do { journal = try await PostgresTransactionJournal(configuration: postgres) } catch {
@@ -94,6 +100,9 @@ struct ServeStores: Sendable {
                 throw .invalidInput("configuration: store.postgres: \(error)")
             }
             do { usage = try await PostgresUsageCounterStore(configuration: postgres) } catch {
+                throw .invalidInput("configuration: store.postgres: \(error)")
+            }
+            do { held = try await PostgresHeldRequestStore(configuration: postgres) } catch {
                 throw .invalidInput("configuration: store.postgres: \(error)")
             }
             do { trails.append(try await PostgresAuditTrail(configuration: postgres)) } catch {
@@ -112,7 +121,8 @@ struct ServeStores: Sendable {
         var sqlitePath: String?
         if case .sqlite(let path) = configuration.store { sqlitePath = path }
         return ServeStores(
-            journal: journal, idempotency: idempotency, auditTrail: trail, usage: usage, sqlitePath: sqlitePath)
+            journal: journal, idempotency: idempotency, auditTrail: trail, usage: usage, held: held,
+            sqlitePath: sqlitePath)
     }
 
     /// The libpq settings of `server`, with the password read from its file into secure memory.

@@ -7,11 +7,14 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
     public let code: Int
     /// The message (the dispatcher's own text for signing errors).
     public let message: String
+    /// Structured details (`-32010`: the held request's id, expiry and rule).
+    public let data: JSONValue?
 
-    /// An error with `code` and `message`.
-    public init(code: Int, message: String) {
+    /// An error with `code`, `message` and, if any, `data`.
+    public init(code: Int, message: String, data: JSONValue? = nil) {
         self.code = code
         self.message = message
+        self.data = data
     }
 
     /// `-32700`: the body is not JSON.
@@ -88,8 +91,12 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// `{"code":…,"message":…}`.
-    public var json: JSONValue { .object(JSONObject(["code": .number(String(code)), "message": .string(message)])) }
+    /// `{"code":…,"message":…,"data"?:…}`.
+    public var json: JSONValue {
+        var object = JSONObject(["code": .number(String(code)), "message": .string(message)])
+        if let data { object["data"] = data }
+        return .object(object)
+    }
 
     /// `code: message`.
     public var description: String { "\(code): \(message)" }

@@ -53,6 +53,8 @@ public struct ServiceConfiguration: Sendable {
     /// Safe smart accounts the service signs for (`safes`), each owned by configured keys: messages and typed
     /// data as the Safe (ERC-1271), and with `multiSendCallOnly` and `submitter` EIP-5792 batches.
     public var safes: [ServiceSafe] = []
+    /// How held requests are kept and reported (`approvals`; the rules are the policy file's `approvalRules`).
+    public var approvals = ServiceApprovals()
 
     /// The methods passed through by default: reads of chain state a wallet needs around signing.
     public static let defaultPassThrough: Set<String> = [
@@ -81,7 +83,7 @@ public struct ServiceConfiguration: Sendable {
     /// The members a configuration may have.
     public static let members = [
         "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits", "auditLog",
-        "journal", "tls", "store", "passThrough", "roninPayers", "safes",
+        "journal", "tls", "store", "passThrough", "roninPayers", "safes", "approvals",
     ]
 
     /// Reads the configuration at `path`.
@@ -158,6 +160,10 @@ public struct ServiceConfiguration: Sendable {
             try root["safes"].ifPresent?.elements().map { (item) throws(ServiceConfigurationError) in
                 try ServiceSafe(item)
             } ?? []
+        approvals =
+            try root["approvals"].ifPresent.map { (json) throws(ServiceConfigurationError) in
+                try ServiceApprovals(json, folder: folder)
+            } ?? ServiceApprovals()
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`, with an IP literal (no host names: the service binds exactly what it is told),
@@ -316,9 +322,13 @@ public struct ServiceClient: Sendable, Equatable {
     public var methods: Set<String>?
     /// The chains it may use (`chains`; `nil`: all).
     public var chains: Set<ChainID>?
+    /// Its roles (`roles`: `["approver"]` lets it approve and reject held requests of its groups).
+    public var roles: Set<String> = []
+    /// The approver groups it is in (`groups`; an approver needs at least one).
+    public var groups: Set<String> = []
 
     init(_ json: ConfigurationReader) throws(ServiceConfigurationError) {
-        try json.object(allowing: ["name", "tokenSha256", "accounts", "methods", "chains"])
+        try json.object(allowing: ["name", "tokenSha256", "accounts", "methods", "chains", "roles", "groups"])
         name = try json["name"].string()
         guard !name.isEmpty else { throw json["name"].fail("empty") }
         let hash = try json["tokenSha256"].string()
@@ -334,6 +344,21 @@ public struct ServiceClient: Sendable, Equatable {
         }
         chains = try json["chains"].ifPresent.map { (list) throws(ServiceConfigurationError) in
             Set(try list.elements().map { (item) throws(ServiceConfigurationError) in try item.servedChain() })
+        }
+        for item in try json["roles"].ifPresent?.elements() ?? [] {
+            let role = try item.string()
+            guard Self.roles.contains(role) else {
+                throw item.fail("unknown role \(EchoedText.abbreviated(role).debugDescription) (roles: approver)")
+            }
+            roles.insert(role)
+        }
+        for item in try json["groups"].ifPresent?.elements() ?? [] {
+            let group = try item.string()
+            guard !group.isEmpty else { throw item.fail("empty") }
+            groups.insert(group)
+        }
+        guard !roles.contains("approver") || !groups.isEmpty else {
+            throw json["groups"].fail("an approver needs at least one group")
         }
     }
 }

@@ -42,6 +42,14 @@ extension SignerService {
             return await signActions(call, client: client, deadline: deadline, requestKey: requestKey, record: &record)
         case "signerkit_preview":
             return preview(call, client: client, record: &record)
+        case "signerkit_requestStatus":
+            return await requestStatus(call, client: client, deadline: deadline)
+        case "signerkit_approve":
+            return await approve(call, client: client, deadline: deadline, record: &record)
+        case "signerkit_reject":
+            return await reject(call, client: client, record: &record)
+        case "signerkit_heldRequests":
+            return await heldRequestList(call, client: client)
         case "wallet_getCapabilities":
             return await capabilities(call, client: client, deadline: deadline)
         case "wallet_sendCalls":
@@ -80,7 +88,10 @@ extension SignerService {
         let result = await signed(
             [action], client: client, deadline: deadline, journalKey: requestKey?.journalKey, record: &record
         ).map { results in results[0] }
-        guard method == .sponsorTransaction, case .success(let signature) = result else { return result }
+        // A held sponsorship signed on approval answers with the sponsored request already.
+        guard method == .sponsorTransaction, case .success(let signature) = result, case .string = signature else {
+            return result
+        }
         return Self.sponsoredRequest(params[0], payerSignature: signature)
     }
 
@@ -197,6 +208,11 @@ extension SignerService {
         }
         let requests = prepared.requests
         record.note(requests)
+        if !prepared.approvalRequirements.isEmpty {
+            return await hold(prepared, client: client, journalKey: journalKey, record: &record).map { result in
+                result.arrayValue ?? [result]
+            }
+        }
         let broadcasts = requests.contains { $0.method == .sendTransaction }
         if broadcasts, let audit {
             var intent = record

@@ -25,6 +25,8 @@ public final class SignerService: Sendable {
     public let clock: any SignerClock
     /// Where transactions are journalled before they are broadcast (`nil`: no journal).
     let journal: (any TransactionJournal)?
+    /// Calls held for approval by the policy file's `approvalRules`, until they are signed, rejected or expire.
+    public let heldRequests: HeldRequests
     private let signers: [any PrehashSigner]
     /// Whole-method backends (remote signers), registered after the keys.
     private let backends: [any WalletRpcSigner]
@@ -50,9 +52,20 @@ public final class SignerService: Sendable {
         upstream: [ChainID: JSONRPCClient],
         policies: [any ActionPolicy] = [], previewer: SigningPreviewer = SigningPreviewer(),
         journal: (any TransactionJournal)? = nil, idempotency: (any IdempotencyStore)? = nil,
-        audit: (any AuditTrail)? = nil, clock: any SignerClock = SystemClock()
+        audit: (any AuditTrail)? = nil, heldRequestStore: (any HeldRequestStore)? = nil,
+        webhook: ApprovalWebhook? = nil, clock: any SignerClock = SystemClock(),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) throws(ServiceConfigurationError) {
         self.clock = clock
+        heldRequests = HeldRequests(
+            store: heldRequestStore ?? MemoryHeldRequestStore(), clock: clock, now: now,
+            pollInterval: configuration.approvals.pollInterval,
+            signingLease: configuration.limits.requestTimeout * 2,
+            finished: { request in
+                guard let webhook else { return }
+                // Delivered beside the call: a slow receiver never holds up the answer.
+                Task { await webhook.deliver(Self.status(of: request)) }
+            })
         self.journal = journal
         self.configuration = configuration
         self.upstream = upstream
@@ -72,6 +85,7 @@ public final class SignerService: Sendable {
         let dispatcher = try Self.dispatcher(
             signers: signers, payers: configuration.roninPayers, backends: backends, upstream: upstream,
             configuration: dispatchConfiguration, policies: policies)
+        try Self.requireApprovers(for: policies, among: configuration.clients)
         accounts = signers.map(\.address) + backends.flatMap(\.accounts)
         let addresses = Set(signers.map(\.address))
         if let stray = configuration.roninPayers.first(where: { !addresses.contains($0) }) {
@@ -164,6 +178,7 @@ public final class SignerService: Sendable {
     public func reload(clients: [ServiceClient], policies: [any ActionPolicy]) throws(ServiceConfigurationError) {
         guard !clients.isEmpty else { throw .init(path: "clients", problem: "at least one client is needed") }
         try ServiceClient.requireDistinct(clients)
+        try Self.requireApprovers(for: policies, among: clients)
         let dispatcher = try Self.dispatcher(
             signers: signers, payers: configuration.roninPayers, backends: backends, upstream: upstream,
             configuration: dispatchConfiguration,

@@ -32,6 +32,7 @@ public enum PolicyFile {
         "allowedChains", "allowedMethods", "nativeValueCap", "feeCap", "gasLimitCap", "tokenSpendCap",
         "refuseUncappedTokens", "noUnlimitedApprovals", "allowedSpenders", "allowedRecipients", "maxValiditySeconds",
         "requireRecognized", "signInOrigins", "allowedDelegates", "roninSponsor", "roninSponsorQuota", "spendLimits",
+        "approvalRules",
     ]
 
     /// The policies of a policy file's JSON text, in a fixed order (chains, methods, value, fees, gas, then
@@ -133,6 +134,7 @@ public enum PolicyFile {
         if let value = root["spendLimits"].ifPresent {
             policies.append(try spendLimit(value, store: usageStore ?? MemoryUsageCounterStore(), now: now))
         }
+        if let list = root["approvalRules"].ifPresent { policies += try approvalRules(list) as [any ActionPolicy] }
         return policies
     }
 

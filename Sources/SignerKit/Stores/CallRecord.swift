@@ -48,6 +48,8 @@ public struct CallRecord: Sendable {
     /// Whether this is the record written *before* a call that may broadcast is signed (outcome `intent`):
     /// no transaction leaves without an audit line, even when the answer's own line cannot be written.
     public var intent = false
+    /// The held request the call made, decided on or signed (`heldRequest` in the audit record).
+    public var heldRequest: String?
     /// The HTTP request the call came in (not part of the record: trails store it beside it).
     package var requestID = ""
 
@@ -104,6 +106,7 @@ public struct CallRecord: Sendable {
         ])
         if let errorCode { object["code"] = .number(String(errorCode)) }
         if let resultHash { object["resultHash"] = .string(resultHash.hex) }
+        if let heldRequest { object["heldRequest"] = .string(EchoedText.abbreviated(heldRequest)) }
         if let idempotencyProblem { object["idempotencyProblem"] = .string(EchoedText.abbreviated(idempotencyProblem)) }
         return object
     }
