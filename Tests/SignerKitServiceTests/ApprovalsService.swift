@@ -29,10 +29,11 @@ struct ApprovalsService {
         lifetimeSeconds: 600)
 
     /// A service on `directory` (fresh when `nil`) and `node` (a new funded node when `nil`), its webhook (if
-    /// any), clock and wall clock.
+    /// any), clock, wall clock and policies (by default ``rule``).
     static func start(
         directory: URL? = nil, node givenNode: LocalEVM? = nil, webhook: ApprovalWebhook? = nil,
-        clock: any SignerClock = SystemClock(), now: @escaping @Sendable () -> Date = { Date() }
+        clock: any SignerClock = SystemClock(), now: @escaping @Sendable () -> Date = { Date() },
+        policies: [any ActionPolicy] = [rule]
     ) async throws -> ApprovalsService {
         let key = try TestKeys.signer(TestKeys.alphaHex)
         let node: LocalEVM
@@ -62,7 +63,7 @@ struct ApprovalsService {
         let audit = ScriptedAuditTrail()
         let service = try SignerService(
             configuration: configuration, signers: [key],
-            upstream: [chain: JSONRPCClient(url: node.url)], policies: [rule],
+            upstream: [chain: JSONRPCClient(url: node.url)], policies: policies,
             journal: try SQLiteTransactionJournal(path: path), idempotency: try SQLiteIdempotencyStore(path: path),
             audit: audit, heldRequestStore: try SQLiteHeldRequestStore(path: path), webhook: webhook, clock: clock,
             now: now)
