@@ -33,12 +33,12 @@ public final class PostgresUsageCounterStore: UsageCounterStore {
     public func admit(_ charge: UsageCharge, within limits: UsageLimits) async throws(UsageStoreError)
         -> UsageAdmission
     {
-        try await change(charge) { current in charge.admission(at: current, within: limits) }
+        try await change(charge) { sum, own in charge.admission(at: sum, own: own, within: limits) }
     }
 
     /// Takes `charge` back, never below zero.
     public func refund(_ charge: UsageCharge) async throws(UsageStoreError) {
-        _ = try await change(charge) { current in (current.removing(charge), .exceeded(current)) }
+        _ = try await change(charge) { _, own in (own.removing(charge), .exceeded(own)) }
     }
 
     /// The row's totals (zero when it has none).
@@ -56,10 +56,12 @@ public final class PostgresUsageCounterStore: UsageCounterStore {
         }
     }
 
-    /// Locks the row of `charge` (inserting it at zero first), lets `decide` pick its new totals (`nil`:
-    /// unchanged) and writes them, in one transaction.
+    /// Locks the row of `charge` (inserting it at zero first; for a rolling window, every row of its counter and
+    /// subject first, under an advisory lock of the subject, so admissions in neighbouring buckets are judged one
+    /// after the other), lets `decide` pick its new totals (`nil`: unchanged) and writes them, in one transaction.
     private func change(
-        _ charge: UsageCharge, _ decide: @escaping @Sendable (UsageTotals) -> (UsageTotals?, UsageAdmission)
+        _ charge: UsageCharge,
+        _ decide: @escaping @Sendable (_ sum: UsageTotals, _ own: UsageTotals) -> (UsageTotals?, UsageAdmission)
     ) async throws(UsageStoreError) -> UsageAdmission {
         let key = Self.key(counter: charge.counter, subject: charge.subject, windowStart: charge.windowStart)
         return try await sql { () async throws(PostgresError) -> UsageAdmission in
@@ -75,7 +77,19 @@ public final class PostgresUsageCounterStore: UsageCounterStore {
                         SELECT uses::text, amount FROM signerkit_usage
                         WHERE counter = $1 AND subject = $2 AND window_start = $3::bigint FOR UPDATE
                         """, key))
-                let (next, answer) = decide(current)
+                var sum = current
+                if charge.sumsFrom < charge.windowStart {
+                    try connection.execute(
+                        "SELECT pg_advisory_xact_lock(hashtextextended(encode($1, 'hex') || ':' || encode($2, 'hex'), 0))",
+                        [key[0], key[1]])
+                    sum = try connection.query(
+                        """
+                        SELECT uses::text, amount FROM signerkit_usage WHERE counter = $1 AND subject = $2
+                        AND window_start BETWEEN $3::bigint AND $4::bigint
+                        """, [key[0], key[1], .text(String(charge.sumsFrom)), key[2]]
+                    ).reduce(UsageTotals.zero) { $0.merging(Self.totals([$1])) }
+                }
+                let (next, answer) = decide(sum, current)
                 if let next {
                     try connection.execute(
                         """

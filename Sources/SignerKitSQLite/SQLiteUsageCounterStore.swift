@@ -38,12 +38,12 @@ public final class SQLiteUsageCounterStore: UsageCounterStore {
     public func admit(_ charge: UsageCharge, within limits: UsageLimits) async throws(UsageStoreError)
         -> UsageAdmission
     {
-        try await change(charge) { current in charge.admission(at: current, within: limits) }
+        try await change(charge) { sum, own in charge.admission(at: sum, own: own, within: limits) }
     }
 
     /// Takes `charge` back, never below zero.
     public func refund(_ charge: UsageCharge) async throws(UsageStoreError) {
-        _ = try await change(charge) { current in (current.removing(charge), .exceeded(current)) }
+        _ = try await change(charge) { _, own in (own.removing(charge), .exceeded(own)) }
     }
 
     /// The row's totals (zero when it has none).
@@ -57,16 +57,19 @@ public final class SQLiteUsageCounterStore: UsageCounterStore {
         }
     }
 
-    /// Reads the row of `charge`, lets `decide` pick its new totals (`nil`: unchanged), writes them: one
-    /// `BEGIN IMMEDIATE` transaction.
+    /// Reads the row of `charge` (and the sum of the rows it is judged with), lets `decide` pick the row's new
+    /// totals (`nil`: unchanged), writes them: one `BEGIN IMMEDIATE` transaction.
     private func change(
-        _ charge: UsageCharge, _ decide: @escaping @Sendable (UsageTotals) -> (UsageTotals?, UsageAdmission)
+        _ charge: UsageCharge,
+        _ decide: @escaping @Sendable (_ sum: UsageTotals, _ own: UsageTotals) -> (UsageTotals?, UsageAdmission)
     ) async throws(UsageStoreError) -> UsageAdmission {
         let key = Self.key(counter: charge.counter, subject: charge.subject, windowStart: charge.windowStart)
         return try await queue.perform { () throws(UsageStoreError) -> UsageAdmission in
             try self.sql { () throws(SQLiteError) -> UsageAdmission in
                 try self.database.transaction { () throws(SQLiteError) -> UsageAdmission in
-                    let (next, answer) = decide(try self.read(key))
+                    let own = try self.read(key)
+                    let sum = charge.sumsFrom < charge.windowStart ? try self.sum(charge) : own
+                    let (next, answer) = decide(sum, own)
                     if let next {
                         try self.database.query(
                             """
@@ -90,6 +93,27 @@ public final class SQLiteUsageCounterStore: UsageCounterStore {
                 amount: row.blob(1).flatMap { Bytes32($0) }.map { UInt256(word: $0) } ?? .zero)
         }
         return totals
+    }
+
+    /// The sum of the rows of `charge`'s counter and subject from its `sumsFrom` to its window.
+    private func sum(_ charge: UsageCharge) throws(SQLiteError) -> UsageTotals {
+        var sum = UsageTotals.zero
+        try database.query(
+            """
+            SELECT uses, amount FROM usage_counters
+            WHERE counter = ? AND subject = ? AND window_start BETWEEN ? AND ?
+            """,
+            [
+                .blob(Array(charge.counter.utf8)), .blob(Array(charge.subject.utf8)), .real(Double(charge.sumsFrom)),
+                .real(Double(charge.windowStart)),
+            ]
+        ) { row in
+            sum = sum.merging(
+                UsageTotals(
+                    count: UInt64(max(0, row.integer(0))),
+                    amount: row.blob(1).flatMap { Bytes32($0) }.map { UInt256(word: $0) } ?? .zero))
+        }
+        return sum
     }
 
     private static func key(counter: String, subject: String, windowStart: Int64) -> [SQLiteValue] {

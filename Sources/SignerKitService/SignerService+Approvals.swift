@@ -35,7 +35,8 @@ extension SignerService {
         let id = journalKey.map { HeldRequest.id(scope: [client.name, $0]) }
         let request: HeldRequest
         do {
-            request = try await heldRequests.hold(prepared, initiator: client.name, method: record.method, id: id)
+            request = try await heldRequests.hold(
+                prepared, initiator: client.name, method: record.method, id: id, journalKey: journalKey)
         } catch {
             return .failure(Self.rpcError(error))
         }

@@ -44,7 +44,7 @@ extension SignerService {
         do {
             result = .success(
                 try await dispatcher.sendCalls(
-                    request, deadline: deadline,
+                    request, deadline: deadline, caller: client.name,
                     admit: { resolved in
                         Self.refusal(
                             of: client, account: resolved.account, chain: resolved.action.chainId,

@@ -196,7 +196,7 @@ extension SignerService {
         let calledAs = record.method
         let prepared: PreparedActions
         do {
-            prepared = try await dispatcher.prepare(actions: actions) { request in
+            prepared = try await dispatcher.prepare(actions: actions, caller: client.name) { request in
                 Self.refusal(
                     of: client, account: request.account, chain: request.action.chainId, method: request.method,
                     calledAs: calledAs)
@@ -230,6 +230,13 @@ extension SignerService {
             record.backends = prepared.backendNames
             return .success(signed.results.map(JSONValue.string))
         } catch {
+            // A limit over time that holds instead of refusing, found exceeded as the action was charged:
+            // held like any call a rule holds (nothing of it was sent).
+            if case .approvalRequired(let requirements) = error.kind, error.broadcast.isEmpty {
+                return await hold(
+                    prepared.requiring(requirements), client: client, journalKey: journalKey, record: &record
+                ).map { result in result.arrayValue ?? [result] }
+            }
             return .failure(.dispatch(error))
         }
     }

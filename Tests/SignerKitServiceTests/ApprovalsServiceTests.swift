@@ -150,4 +150,29 @@ struct ApprovalsServiceTests {
         #expect(status == "expired" && polls == 30)
         #expect(try await service.call("bob", "signerkit_approve", #"["\#(id)"]"#).errorCode == -32011)
     }
+
+    @Test("a client's daily limit holds what would exceed it for 2 of treasury; approved, it is sent and counted")
+    func limitHolds() async throws {
+        let limit = SpendLimit(
+            [.init(chain: ApprovalsService.chain, asset: .native, maximum: ApprovalsService.ether.multiplied(by: 2)!)],
+            per: .client,
+            holdWhenExceeded: ApprovalRequirement(
+                rule: "over-daily-limit", group: "treasury", required: 2, lifetimeSeconds: 600),
+            store: MemoryUsageCounterStore())
+        let service = try await ApprovalsService.start(policies: [limit])
+        let before = try await service.minedCount()
+        let half = UInt256(500_000_000_000_000_000)
+        #expect(try await service.pay(ApprovalsService.ether.adding(half)!)["result"]?.stringValue != nil)
+        let answer = try await service.pay(ApprovalsService.ether, key: "over-1")
+        #expect(answer.errorCode == -32010)
+        #expect(answer["error"]?["data"]?["rule"]?.stringValue == "over-daily-limit")
+        let id = try #require(answer["error"]?["data"]?["requestId"]?.stringValue)
+        #expect(try await service.minedCount() == before + 1)
+        _ = try await service.call("alice", "signerkit_approve", #"["\#(id)"]"#)
+        let signed = try await service.call("bob", "signerkit_approve", #"["\#(id)"]"#)
+        #expect(signed["result"]?["status"]?.stringValue == "signed", "\(signed.serialized)")
+        #expect(try await service.minedCount() == before + 2)
+        // Counted: 2.5 of 2 used, so the next payment, however small, is held too.
+        #expect(try await service.pay(UInt256(1))["error"]?["data"]?["rule"]?.stringValue == "over-daily-limit")
+    }
 }

@@ -7,15 +7,29 @@ import Testing
 /// database, or two processes on one SQLite file): racing requests are admitted exactly up to the limit.
 @Suite("Spend limits raced by two instances (SQLite, PostgreSQL)")
 struct SpendLimitRaceTests {
-    @Test("12 concurrent payments of 100 against a limit of 500: exactly 5 admitted", arguments: StoreBackend.allCases)
-    func exactlyTheLimit(backend: StoreBackend) async throws {
+    /// How a limit counts in a race.
+    enum Counting: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        /// Per account, a calendar day.
+        case accountPerDay
+        /// Per client, a rolling day (the subject's buckets summed under one lock).
+        case clientRollingDay
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "12 concurrent payments of 100 against a limit of 500: exactly 5 admitted",
+        arguments: StoreBackend.allCases, Counting.allCases)
+    func exactlyTheLimit(backend: StoreBackend, counting: Counting) async throws {
         let open = try await backend.usageStores()
         let base = ChainID(eip155: 8453)
         let key = SoftwareKeySigner.generate()
         let shop = try Address("0x00000000000000000000000000000000000005a0")
         var dispatchers: [RpcDispatcher] = []
         for _ in 0..<2 {
-            let limit = SpendLimit([.init(chain: base, asset: .native, maximum: 500)], store: try await open())
+            let limit = SpendLimit(
+                [.init(chain: base, asset: .native, maximum: 500)], rolling: counting == .clientRollingDay,
+                per: counting == .clientRollingDay ? .client : .account, store: try await open())
             let dispatcher = RpcDispatcher { limit }
             try dispatcher.register(key)
             dispatchers.append(dispatcher)
@@ -30,7 +44,7 @@ struct SpendLimitRaceTests {
                 let dispatcher = dispatchers[index % 2]
                 group.addTask {
                     do throws(DispatchError) {
-                        _ = try await dispatcher.sign(actions: [action])
+                        _ = try await dispatcher.sign(dispatcher.prepare(actions: [action], caller: "payouts"))
                         return "signed"
                     } catch {
                         guard case .policyViolation(let policy, _) = error.kind else { return "\(error)" }

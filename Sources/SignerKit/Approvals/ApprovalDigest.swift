@@ -38,6 +38,17 @@ extension PreparedActions {
         else { throw .digestMismatch(id: request.id) }
         var cleared = self
         cleared.approvedBy = request.id
+        cleared.approvedRules = Set(request.requirements.map(\.rule))
         return cleared
+    }
+
+    /// These actions, also needing `requirements` (what a ``DispatchError/Kind/approvalRequired(_:)`` at signing
+    /// named: a limit over time that holds instead of refusing), to be held for them.
+    public func requiring(_ requirements: [ApprovalRequirement]) -> PreparedActions {
+        var held = self
+        for requirement in requirements where !held.approvalRequirements.contains(requirement) {
+            held.approvalRequirements.append(requirement)
+        }
+        return held
     }
 }

@@ -56,16 +56,19 @@ public final class HeldRequests: Sendable {
 
     /// Holds `prepared` (whose ``PreparedActions/approvalRequirements`` are not empty) for `initiator`, who
     /// called `method`; `id` names it (a retry of the same call passes the same id and finds the first request).
+    /// Its transactions are journalled under `journalKey` when signed — the call's own, when it has one, so that
+    /// a retry of the call that is not held again (the rule changed, the window turned) re-sends them rather
+    /// than signing anew; else `held:` and the id.
     ///
     /// - Throws: ``ApprovalError/digestMismatch(id:)`` when `id` names a request of other actions.
-    public func hold(_ prepared: PreparedActions, initiator: String, method: String, id: String? = nil)
-        async throws(ApprovalError) -> HeldRequest
-    {
+    public func hold(
+        _ prepared: PreparedActions, initiator: String, method: String, id: String? = nil, journalKey: String? = nil
+    ) async throws(ApprovalError) -> HeldRequest {
         let id = id ?? HeldRequest.newID()
         let request = HeldRequest(
             id: id, initiator: initiator, method: method, actions: prepared.actions, previews: prepared.previewsJSON,
-            digest: prepared.approvalDigest, requirements: prepared.approvalRequirements, journalKey: "held:" + id,
-            createdAt: unixNow)
+            digest: prepared.approvalDigest, requirements: prepared.approvalRequirements,
+            journalKey: journalKey ?? "held:" + id, createdAt: unixNow)
         let stored = try await store.insert(request)
         guard stored.digest == request.digest, stored.initiator == initiator else { throw .digestMismatch(id: id) }
         if stored == request { changes.changed() }
@@ -106,8 +109,8 @@ public final class HeldRequests: Sendable {
         }
     }
 
-    /// Signs approved request `id` once: claims it (one instance at a time), prepares its actions again
-    /// (`admit` checks the initiator's rights now), checks they are exactly the approved ones
+    /// Signs approved request `id` once: claims it (one instance at a time), prepares its actions again for
+    /// its initiator (the caller; `admit` checks the initiator's rights now), checks they are exactly the approved ones
     /// (``PreparedActions/approved(by:)``), runs `beforeSigning` (an audit intent record; a text refuses for
     /// now), signs under the request's journal key and stores `result`'s JSON of the signed batch.
     ///
@@ -130,7 +133,8 @@ public final class HeldRequests: Sendable {
         let outcome: HeldRequest.SigningOutcome
         do throws(DispatchError) {
             let approved = try Self.cleared(
-                try await dispatcher.prepare(actions: claimed.actions, admit: admit), by: claimed)
+                try await dispatcher.prepare(actions: claimed.actions, caller: claimed.initiator, admit: admit),
+                by: claimed)
             if let refusal = await beforeSigning?(approved) {
                 outcome = .retry(refusal)
             } else {

@@ -31,9 +31,9 @@ final class BatchContext: Sendable {
     init(
         journal: (any TransactionJournal)?, identities: [Int: ActionIdentity], keyed: Bool,
         filledTransactionPolicies: [any FilledTransactionPolicy], nonceReservationLease: Duration,
-        usagePolicies: [any UsagePolicy] = []
+        usagePolicies: [any UsagePolicy] = [], approvedRules: Set<String> = []
     ) {
-        usage = UsageAdmissions(policies: usagePolicies)
+        usage = UsageAdmissions(policies: usagePolicies, approvedRules: approvedRules)
         self.nonceReservationLease = nonceReservationLease
         self.journal = journal
         self.identities = identities

@@ -48,7 +48,7 @@ extension RpcDispatcher {
     /// as reported once every slot is filled.
     func execute(
         _ jobs: [RoutedAction], idempotencyKey: String?,
-        deadline: ContinuousClock.Instant?
+        deadline: ContinuousClock.Instant?, approvedRules: Set<String> = []
     ) async throws(DispatchError) -> [ActionResult] {
         let requests = jobs.map(\.request)
         let plan = try BatchPlan(requests, ordersDependentActions: configuration.ordersDependentActions)
@@ -57,7 +57,8 @@ extension RpcDispatcher {
         let batch = BatchContext(
             journal: configuration.journal, identities: identities, keyed: idempotencyKey != nil,
             filledTransactionPolicies: filledTransactionPolicies,
-            nonceReservationLease: configuration.nonceReservationLease, usagePolicies: usagePolicies)
+            nonceReservationLease: configuration.nonceReservationLease, usagePolicies: usagePolicies,
+            approvedRules: approvedRules)
         let run = BatchRun(jobs: jobs, plan: plan, batch: batch, configuration: configuration, deadline: deadline)
         // Node calls (fills, sends, receipts) end by the caller's deadline too, not a full timeout each.
         let results = await CallerDeadline.within(deadline, on: configuration.clock) { await run.results() }

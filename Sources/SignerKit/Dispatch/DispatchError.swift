@@ -53,9 +53,10 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case noNode(String)
         /// The action list is empty.
         case emptyActionList
-        /// An ``ApprovalPolicy`` holds the action for approval (these rules): it is signed only once a held
-        /// request with the approvals clears it (``PreparedActions/approved(by:)``).
-        case approvalRequired(rules: [String])
+        /// An ``ApprovalPolicy`` holds the action for approval, or a limit over time would be exceeded and its
+        /// rule holds instead of refusing (these requirements): it is signed only once a held request with the
+        /// approvals clears it (``PreparedActions/requiring(_:)``, ``PreparedActions/approved(by:)``).
+        case approvalRequired([ApprovalRequirement])
         /// The idempotency key (and position) already paid for another transaction, `journalled`: the action
         /// asks for something else (the text says what differs), so it is neither signed nor answered with it.
         case idempotencyKeyReused(journalled: Bytes32, reason: String)
@@ -123,8 +124,9 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         case .cancelled: text = "cancelled"
         case .noNode(let chain): text = "no Ethereum node configured for \(chain)"
         case .emptyActionList: text = "no actions to sign"
-        case .approvalRequired(let rules):
-            text = "held for approval by rule \(rules.joined(separator: ", ")); it is signed once approved"
+        case .approvalRequired(let requirements):
+            text =
+                "held for approval by rule \(requirements.map(\.rule).joined(separator: ", ")); it is signed once approved"
         case .idempotencyKeyReused(let hash, let reason):
             text = "the idempotency key was used for transaction \(hash), which is not this action: \(reason)"
         }

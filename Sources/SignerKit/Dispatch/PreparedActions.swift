@@ -12,6 +12,8 @@ public struct PreparedActions: Sendable {
     public internal(set) var approvalRequirements: [ApprovalRequirement]
     /// The held request whose approvals cleared these actions.
     var approvedBy: String?
+    /// The rules of its approvals.
+    var approvedRules: Set<String> = []
 
     init(actions: [WalletRpcAction], prepared: [RoutedAction], approvalRequirements: [ApprovalRequirement] = []) {
         self.actions = actions

@@ -40,6 +40,9 @@ public struct ResolvedRequest: Sendable {
     /// the transaction, and batch policies count them in its place (see docs/BATCHED-CALLS.md). Empty for
     /// anything else.
     public let calls: [ResolvedRequest]
+    /// Who asked for it (the signer service's client), when the caller of
+    /// ``RpcDispatcher/prepare(actions:caller:admit:)`` said: limits per caller count it (``SpendLimit``).
+    public internal(set) var caller: String?
     /// For a batch `wallet_sendCalls` runs on an account that is not yet delegated: the executor the
     /// transaction's own authorization delegates to, signed by the account's key once its nonce is reserved.
     var selfDelegation: SelfDelegation?
@@ -76,6 +79,7 @@ public struct ResolvedRequest: Sendable {
             index: index, action: action, method: method, chainId: chainId, account: account, payload: payload,
             node: node, previewer: previewer, calls: calls)
         judged.selfDelegation = selfDelegation
+        judged.caller = caller
         return judged
     }
 

@@ -25,14 +25,15 @@ extension RpcDispatcher {
     /// - Parameters:
     ///   - request: the batch; without an id, a new random one (32 bytes, 0x-hex) names it.
     ///   - deadline: the latest instant any wait may last (node calls, receipts).
+    ///   - caller: who asks (a service's client name), as in ``prepare(actions:caller:admit:)``.
     ///   - admit: checked on each resolved transaction of the batch before routing and policies, as in
-    ///     ``prepare(actions:admit:)``.
+    ///     ``prepare(actions:caller:admit:)``.
     ///   - beforeSigning: called with the batch's resolved transactions once they passed every check and before
     ///     any is signed (a service writes its audit record here); a text it returns stops the batch as
     ///     ``CallBatchError/refused(_:)``.
     /// - Throws: ``CallBatchError``; nothing was broadcast when it throws.
     public func sendCalls(
-        _ request: CallBatchRequest, deadline: ContinuousClock.Instant? = nil,
+        _ request: CallBatchRequest, deadline: ContinuousClock.Instant? = nil, caller: String? = nil,
         admit: (@Sendable (ResolvedRequest) -> String?)? = nil,
         beforeSigning: (@Sendable ([ResolvedRequest]) async -> String?)? = nil
     ) async throws(CallBatchError) -> CallBatchRecord {
@@ -47,7 +48,8 @@ extension RpcDispatcher {
             do throws(CallBatchError) {
                 let batch = try await self.claimBatch(id: id, request: request, chainId: chainId, journal: journal)
                 try await self.run(
-                    batch, request: request, deadline: deadline, admit: admit, beforeSigning: beforeSigning)
+                    batch, request: request, deadline: deadline, caller: caller, admit: admit,
+                    beforeSigning: beforeSigning)
                 return .success(batch)
             } catch {
                 return .failure(error)
@@ -92,7 +94,7 @@ extension RpcDispatcher {
 
     /// Sends `batch`'s transactions through the dispatcher, journalled under the batch's key.
     private func run(
-        _ batch: CallBatchRecord, request: CallBatchRequest, deadline: ContinuousClock.Instant?,
+        _ batch: CallBatchRecord, request: CallBatchRequest, deadline: ContinuousClock.Instant?, caller: String?,
         admit: (@Sendable (ResolvedRequest) -> String?)?,
         beforeSigning: (@Sendable ([ResolvedRequest]) async -> String?)?
     ) async throws(CallBatchError) {
@@ -124,7 +126,7 @@ extension RpcDispatcher {
         }
         var prepared: PreparedActions
         do throws(DispatchError) {
-            prepared = try await prepare(actions: actions, admit: admit, judgedCalls: judgedCalls)
+            prepared = try await prepare(actions: actions, caller: caller, admit: admit, judgedCalls: judgedCalls)
             if case .atomicDelegating(let delegate) = batch.execution {
                 guard let policy = delegationPolicy(for: batch, delegate: delegate) else {
                     throw DispatchError(

@@ -171,22 +171,23 @@ public final class RpcDispatcher: Sendable {
     ///
     /// - Parameters:
     ///   - actions: the actions, in the order their results come back.
+    ///   - caller: who asks (a service's client name): ``ResolvedRequest/caller``, counted by limits per caller.
     ///   - admit: checked on each resolved action before anything else (routing, preflight, policies); a
     ///     text it returns refuses the action as ``DispatchError/Kind/notPermitted(_:)``.
     public func prepare(
-        actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)? = nil
+        actions: [WalletRpcAction], caller: String? = nil, admit: (@Sendable (ResolvedRequest) -> String?)? = nil
     ) async throws(DispatchError) -> PreparedActions {
-        try await prepare(actions: actions, admit: admit, judgedCalls: [:])
+        try await prepare(actions: actions, caller: caller, admit: admit, judgedCalls: [:])
     }
 
-    /// ``prepare(actions:admit:)``, the actions at the keys of `judgedCalls` judged as running those calls
+    /// ``prepare(actions:caller:admit:)``, the actions at the keys of `judgedCalls` judged as running those calls
     /// (``ResolvedRequest/judged(as:previewer:)``).
     func prepare(
-        actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)?,
+        actions: [WalletRpcAction], caller: String?, admit: (@Sendable (ResolvedRequest) -> String?)?,
         judgedCalls: [Int: [ResolvedRequest]]
     ) async throws(DispatchError) -> PreparedActions {
         guard !actions.isEmpty else { throw DispatchError(index: nil, method: nil, kind: .emptyActionList) }
-        let prepared = try await prepare(actions, admit: admit, judgedCalls: judgedCalls)
+        let prepared = try await prepare(actions, caller: caller, admit: admit, judgedCalls: judgedCalls)
         try evaluateBatchPolicies(prepared.map(\.request))
         return PreparedActions(
             actions: actions, prepared: prepared, approvalRequirements: approvalRequirements(of: prepared))
@@ -201,22 +202,25 @@ public final class RpcDispatcher: Sendable {
             let held = prepared.prepared.first { approvalRequirements(of: [$0]).contains(first) }
             throw DispatchError(
                 index: held?.request.index, method: held?.request.action.method,
-                kind: .approvalRequired(rules: prepared.approvalRequirements.map(\.rule)))
+                kind: .approvalRequired(prepared.approvalRequirements))
         }
-        let outcomes = try await execute(prepared.prepared, idempotencyKey: idempotencyKey, deadline: deadline)
+        let outcomes = try await execute(
+            prepared.prepared, idempotencyKey: idempotencyKey, deadline: deadline, approvedRules: prepared.approvedRules
+        )
         return SignedActions(actions: prepared.actions, outcomes: outcomes)
     }
 
     /// Resolves, routes and checks every action (concurrently for larger batches); nothing is signed here.
     func prepare(
-        _ actions: [WalletRpcAction], admit: (@Sendable (ResolvedRequest) -> String?)?,
+        _ actions: [WalletRpcAction], caller: String? = nil, admit: (@Sendable (ResolvedRequest) -> String?)?,
         judgedCalls: [Int: [ResolvedRequest]] = [:]
     ) async throws(DispatchError) -> [RoutedAction] {
         let workers = min(actions.count, max(1, configuration.resolutionWorkers ?? DispatchConfiguration.activeCores))
         if actions.count < 4 || workers == 1 {
             var prepared: [RoutedAction] = []
             for (index, action) in actions.enumerated() {
-                prepared.append(try prepare(action, index: index, admit: admit, calls: judgedCalls[index]))
+                prepared.append(
+                    try prepare(action, index: index, caller: caller, admit: admit, calls: judgedCalls[index]))
             }
             return prepared
         }
@@ -234,7 +238,8 @@ public final class RpcDispatcher: Sendable {
                         do throws(DispatchError) {
                             result = .success(
                                 try self.prepare(
-                                    actions[index], index: index, admit: admit, calls: judgedCalls[index]))
+                                    actions[index], index: index, caller: caller, admit: admit,
+                                    calls: judgedCalls[index]))
                         } catch {
                             result = .failure(error)
                         }
@@ -263,11 +268,12 @@ public final class RpcDispatcher: Sendable {
     }
 
     private func prepare(
-        _ action: WalletRpcAction, index: Int, admit: (@Sendable (ResolvedRequest) -> String?)?,
+        _ action: WalletRpcAction, index: Int, caller: String?, admit: (@Sendable (ResolvedRequest) -> String?)?,
         calls: [ResolvedRequest]?
     ) throws(DispatchError) -> RoutedAction {
         var request = try RequestResolver.resolve(
             action, index: index, node: nodes[action.chainId], previewer: configuration.previewer)
+        request.caller = caller
         if let calls { request = request.judged(as: calls, previewer: configuration.previewer) }
         if let refusal = admit?(request) {
             throw DispatchError(index: index, method: action.method, kind: .notPermitted(refusal))

@@ -10,15 +10,20 @@ struct UsageAdmissions: Sendable {
     }
 
     let policies: [any UsagePolicy]
+    /// The rules whose approvals cleared the batch: the policies that hold for them count without the limit.
+    var approvedRules: Set<String> = []
 
     /// Charges `request` to every policy that counts it; the first refusal (or store failure) takes back the
     /// charges already taken and fails the action.
     func admit(_ request: ResolvedRequest) async throws(ActionFailure) -> [Admitted] {
         var admitted: [Admitted] = []
         for policy in policies {
+            let hold = policy.holdWhenExceeded
+            let approved = hold.map { approvedRules.contains($0.rule) } ?? false
             for (charge, limits) in policy.usages(of: request) {
                 let outcome: UsageAdmission
-                do { outcome = try await policy.store.admit(charge, within: limits) } catch {
+                let within = approved ? UsageLimits(maximumCount: nil, maximumAmount: nil) : limits
+                do { outcome = try await policy.store.admit(charge, within: within) } catch {
                     await refund(admitted)
                     throw ActionFailure(index: request.index, kind: .usageStoreFailure("\(policy.name): \(error)"))
                 }
@@ -26,6 +31,7 @@ struct UsageAdmissions: Sendable {
                 case .admitted: admitted.append(Admitted(store: policy.store, charge: charge))
                 case .exceeded(let totals):
                     await refund(admitted)
+                    if let hold { throw ActionFailure(index: request.index, kind: .approvalRequired([hold])) }
                     throw ActionFailure(
                         index: request.index,
                         kind: .policyViolation(

@@ -132,19 +132,34 @@ public enum PolicyFile {
                 try roninSponsorQuota(value, store: usageStore ?? MemoryUsageCounterStore(), now: now))
         }
         if let value = root["spendLimits"].ifPresent {
-            policies.append(try spendLimit(value, store: usageStore ?? MemoryUsageCounterStore(), now: now))
+            policies +=
+                try spendLimits(value, store: usageStore ?? MemoryUsageCounterStore(), now: now)
+                as [any ActionPolicy]
         }
         if let list = root["approvalRules"].ifPresent { policies += try approvalRules(list) as [any ActionPolicy] }
         return policies
     }
 
-    /// `"spendLimits": {"windowSeconds"?: N (default 86400), "limits": [{"chainId": C, "token": "native" | A,
-    /// "maximum": N}, …]}`, summed per account in `store`.
+    /// `"spendLimits": {"windowSeconds"?: N (default 86400), "rolling"?: B, "per"?: "account" | "client",
+    /// "holdWhenExceeded"?: {"name": R, "group": G, "required": M, "expiresSeconds"?: S}, "limits": [{"chainId": C,
+    /// "token": "native" | A, "maximum": N}, …]}` (or an array of such objects, one limit each), summed in `store`.
+    static func spendLimits(_ value: Reader, store: any UsageCounterStore, now: @escaping @Sendable () -> Date)
+        throws(PolicyFileError) -> [SpendLimit]
+    {
+        guard case .array = value.value else { return [try spendLimit(value, store: store, now: now)] }
+        let limits = try value.elements().map { (item) throws(PolicyFileError) in
+            try spendLimit(item, store: store, now: now)
+        }
+        guard !limits.isEmpty else { throw value.fail("expected at least one limit") }
+        return limits
+    }
+
+    /// One object of `spendLimits`.
     static func spendLimit(_ value: Reader, store: any UsageCounterStore, now: @escaping @Sendable () -> Date)
         throws(PolicyFileError) -> SpendLimit
     {
-        try value.object(allowing: ["windowSeconds", "limits"])
-        let window = try value["windowSeconds"].ifPresent?.integer(in: 1...31_622_400) ?? 86_400
+        try value.object(allowing: ["windowSeconds", "rolling", "per", "holdWhenExceeded", "limits"])
+        let window = try value["windowSeconds"].ifPresent?.integer(in: 60...31_622_400) ?? 86_400
         let limits = try value["limits"].elements().map { (item) throws(PolicyFileError) -> SpendLimit.Limit in
             try item.object(allowing: ["chainId", "token", "maximum"])
             let token = try item["token"].string()
@@ -154,7 +169,28 @@ public enum PolicyFile {
                 chain: try item["chainId"].chain(), asset: asset, maximum: try item["maximum"].uint256())
         }
         guard !limits.isEmpty else { throw value["limits"].fail("expected at least one limit") }
-        return SpendLimit(limits, windowSeconds: UInt64(window), store: store, now: now)
+        var scope = SpendLimit.Scope.account
+        if let per = value["per"].ifPresent {
+            let text = try per.string()
+            guard let found = SpendLimit.Scope(rawValue: text) else {
+                throw per.fail(
+                    "expected \"account\" or \"client\", not \(EchoedText.abbreviated(text).debugDescription)")
+            }
+            scope = found
+        }
+        var hold: ApprovalRequirement?
+        if let item = value["holdWhenExceeded"].ifPresent {
+            try item.object(allowing: ["name", "group", "required", "expiresSeconds"])
+            let name = try item["name"].string()
+            let group = try item["group"].string()
+            guard !name.isEmpty, !group.isEmpty else { throw item.fail("name and group must not be empty") }
+            hold = ApprovalRequirement(
+                rule: name, group: group, required: try item["required"].integer(in: 1...100),
+                lifetimeSeconds: UInt64(try item["expiresSeconds"].ifPresent?.integer(in: 60...2_592_000) ?? 3600))
+        }
+        return SpendLimit(
+            limits, windowSeconds: UInt64(window), rolling: try value["rolling"].ifPresent?.bool() ?? false,
+            per: scope, holdWhenExceeded: hold, store: store, now: now)
     }
 
     /// A policy file's reader.

@@ -18,6 +18,15 @@ public protocol UsagePolicy: ActionPolicy {
 
     /// Why `charge` was refused when its row stood at `totals`: the text of the policy violation.
     func refusal(of charge: UsageCharge, totals: UsageTotals, limits: UsageLimits) -> String
+
+    /// What an action that would exceed a limit needs instead of a refusal: held for these approvals (`nil`:
+    /// refused). Once a held request with them clears the batch, its charges are counted without the limit.
+    var holdWhenExceeded: ApprovalRequirement? { get }
+}
+
+extension UsagePolicy {
+    /// Refused when exceeded.
+    public var holdWhenExceeded: ApprovalRequirement? { nil }
 }
 
 /// Fixed windows of `seconds` aligned to the Unix epoch (a day of 86,400 s is a UTC calendar day).

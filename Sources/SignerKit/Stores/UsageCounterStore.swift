@@ -2,12 +2,14 @@ import EthereumPrimitives
 import Synchronization
 
 /// Counters that limit money over time (a sponsor's quota per sender per day): each row counts uses and sums
-/// an amount for one subject in one fixed window, and an admission adds to it only when every total stays
-/// within its limit — read, checked and written in one store transaction, so two processes sharing the store
-/// racing for the last unit admit exactly one. SQLite, PostgreSQL and memory implementations keep one
+/// an amount for one subject in one window (a fixed window, or one bucket of a rolling window), and an admission
+/// adds to its row only when every total — the row's, or for a rolling window the sum of the subject's rows from
+/// ``UsageCharge/sumsFrom`` on — stays within its limit: read, checked and written in one store transaction, so
+/// two processes sharing the store racing for the last unit admit exactly one. SQLite, PostgreSQL and memory implementations keep one
 /// contract (``MemoryUsageCounterStore``; `SQLiteUsageCounterStore`, `PostgresUsageCounterStore`).
 public protocol UsageCounterStore: Sendable {
-    /// Adds `charge` to its row when the totals after it stay within `limits`, in one transaction.
+    /// Adds `charge` to its row when the totals after it — summed over the rows of its counter and subject from
+    /// ``UsageCharge/sumsFrom`` to its window — stay within `limits`, in one transaction.
     ///
     /// - Returns: ``UsageAdmission/admitted(_:)`` with the totals after the charge, or
     ///   ``UsageAdmission/exceeded(_:)`` with the totals as they are (nothing added).
@@ -31,13 +33,18 @@ public struct UsageCharge: Sendable, Hashable {
     public let windowStart: Int64
     /// The amount it adds (wei of gas × fee cap, say); the count always grows by one.
     public let amount: UInt256
+    /// The earliest window start whose row counts with this charge's (a rolling window: the buckets it spans);
+    /// ``windowStart`` for a fixed window.
+    public let sumsFrom: Int64
 
-    /// A charge of one use and `amount`.
-    public init(counter: String, subject: String, windowStart: Int64, amount: UInt256) {
+    /// A charge of one use and `amount`, judged against the sum of the rows from `sumsFrom` (default: its own
+    /// window alone).
+    public init(counter: String, subject: String, windowStart: Int64, amount: UInt256, sumsFrom: Int64? = nil) {
         self.counter = counter
         self.subject = subject
         self.windowStart = windowStart
         self.amount = amount
+        self.sumsFrom = min(sumsFrom ?? windowStart, windowStart)
     }
 }
 
@@ -95,8 +102,27 @@ extension UsageCharge {
     public func admission(at current: UsageTotals, within limits: UsageLimits) -> (
         next: UsageTotals?, answer: UsageAdmission
     ) {
-        guard let next = current.adding(self), limits.allow(next) else { return (nil, .exceeded(current)) }
-        return (next, .admitted(next))
+        admission(at: current, own: current, within: limits)
+    }
+
+    /// What admitting this charge decides when the rows it is judged with sum to `sum` and its own row stands
+    /// at `own` (a rolling window): the own row's new totals (`nil`: unchanged) and the answer (with the sums).
+    public func admission(at sum: UsageTotals, own: UsageTotals, within limits: UsageLimits) -> (
+        next: UsageTotals?, answer: UsageAdmission
+    ) {
+        guard let after = sum.adding(self), limits.allow(after), let next = own.adding(self) else {
+            return (nil, .exceeded(sum))
+        }
+        return (next, .admitted(after))
+    }
+}
+
+extension UsageTotals {
+    /// Both totals added (saturating).
+    public func merging(_ other: UsageTotals) -> UsageTotals {
+        UsageTotals(
+            count: count.addingReportingOverflow(other.count).overflow ? .max : count + other.count,
+            amount: amount.adding(other.amount) ?? .max)
     }
 }
 
@@ -140,7 +166,14 @@ public final class MemoryUsageCounterStore: UsageCounterStore {
     {
         let row = Row(counter: charge.counter, subject: charge.subject, windowStart: charge.windowStart)
         return rows.withLock { rows in
-            let (next, answer) = charge.admission(at: rows[row] ?? .zero, within: limits)
+            var sum = rows[row] ?? .zero
+            if charge.sumsFrom < charge.windowStart {
+                sum = rows.filter {
+                    $0.key.counter == charge.counter && $0.key.subject == charge.subject
+                        && (charge.sumsFrom...charge.windowStart).contains($0.key.windowStart)
+                }.values.reduce(UsageTotals.zero) { $0.merging($1) }
+            }
+            let (next, answer) = charge.admission(at: sum, own: rows[row] ?? .zero, within: limits)
             if let next { rows[row] = next }
             return answer
         }

@@ -67,8 +67,8 @@ struct HeldRequestsTests {
             _ = try await dispatcher.sign(prepared)
             Issue.record("a held action was signed without approvals")
         } catch {
-            guard case .approvalRequired(let rules) = error.kind else { throw error }
-            #expect(rules == ["large-payment"] && error.index == 0)
+            guard case .approvalRequired(let requirements) = error.kind else { throw error }
+            #expect(requirements.map(\.rule) == ["large-payment"] && error.index == 0)
         }
         let request = try await held.hold(prepared, initiator: "payouts", method: "eth_signTransaction")
         #expect(request.status == .held && request.expiresAt == request.createdAt + 600)

@@ -117,9 +117,11 @@ struct SpendLimitTests {
         await #expect(throws: DispatchError.self) { _ = try await dispatcher.sign(actions: [hostedAction]) }
         #expect(calls.calls == 1)
         let window = UsageWindow.start(of: Date().timeIntervalSince1970, seconds: 86_400)
-        let totals = try await store.totals(
-            counter: "spend-limit:86400:\(base):\(token.lowercased)", subject: hosted.lowercased, windowStart: window)
+        let counter = "spend-limit:calendar:86400:account:\(base):\(token.lowercased)"
+        let totals = try await store.totals(counter: counter, subject: hosted.lowercased, windowStart: window)
         #expect(totals == .zero, "the failed action's charge was taken back")
+        let charged = try await store.totals(counter: counter, subject: key.address.lowercased, windowStart: window)
+        #expect(charged == UsageTotals(count: 1, amount: 300), "the row this test reads is the one charged")
     }
 
     @Test("the policy file's spendLimits")
@@ -143,6 +145,101 @@ struct SpendLimitTests {
             (#"{"spendLimits": {"limits": [{"chainId": "eip155:1", "token": "native"}]}}"#, "maximum"),
         ] {
             #expect { _ = try PolicyFile.policies(jsonText: text) } throws: { "\($0)".contains(names) }
+        }
+    }
+}
+
+/// Limits per client over a rolling window, and a limit that holds for approvals instead of refusing.
+@Suite("Spend limits per client, rolling, holding")
+struct SpendLimitScopeTests {
+    let base = ChainID(eip155: 8453)
+    let shop: Address
+    let ether = UInt256(1_000_000_000_000_000_000)
+
+    init() throws { shop = try Address("0x00000000000000000000000000000000000005a0") }
+
+    func payment(_ key: SoftwareKeySigner, tenths: UInt64, nonce: Int = 0) -> WalletRpcAction {
+        let value = UInt256(100_000_000_000_000_000).multiplied(by: UInt256(tenths)) ?? .zero
+        let tx = """
+            {"from":"\(key.address.lowercased)","to":"\(shop.lowercased)","value":"\(value.hexQuantity)",
+             "nonce":"\(UInt256(UInt64(nonce)).hexQuantity)","gas":"0x5208","maxFeePerGas":"0x77359400",
+             "maxPriorityFeePerGas":"0x3b9aca00"}
+            """
+        return WalletRpcAction(chainId: base, method: .signTransaction, params: "[\(tx)]")
+    }
+
+    func sign(_ dispatcher: RpcDispatcher, _ action: WalletRpcAction, as caller: String?) async throws(DispatchError) {
+        _ = try await dispatcher.sign(dispatcher.prepare(actions: [action], caller: caller))
+    }
+
+    @Test("per client over a rolling hour: every account of the client counts, a spend ages out after the hour")
+    func rollingPerClient() async throws {
+        let clock = SpendLimitTests.Clock()
+        let policy = SpendLimit(
+            [.init(chain: base, asset: .native, maximum: ether)], windowSeconds: 3600, rolling: true, per: .client,
+            store: MemoryUsageCounterStore(), now: { clock.now })
+        let dispatcher = RpcDispatcher { policy }
+        let (one, two) = (SoftwareKeySigner.generate(), SoftwareKeySigner.generate())
+        try dispatcher.register(one)
+        try dispatcher.register(two)
+        try await sign(dispatcher, payment(one, tenths: 6), as: "payouts")
+        clock.advance(1800)
+        // Another account of the same client counts in the same row; another client has its own.
+        try await sign(dispatcher, payment(two, tenths: 4), as: "payouts")
+        try await sign(dispatcher, payment(one, tenths: 10), as: "refunds")
+        clock.advance(1700)
+        do {
+            try await sign(dispatcher, payment(one, tenths: 1), as: "payouts")
+            Issue.record("a rolling window forgot a spend within the hour")
+        } catch {
+            guard case .policyViolation(_, let reason) = error.kind else { throw error }
+            #expect(reason.contains("client payouts has moved or allowed 1000000000000000000"), "\(reason)")
+            #expect(reason.contains("in the last 3600 s"))
+        }
+        // An hour and a bucket (150 s) after the first spend, its 0.6 no longer counts; the 0.4 still does.
+        clock.advance(250)
+        try await sign(dispatcher, payment(one, tenths: 6), as: "payouts")
+        await #expect(throws: DispatchError.self) {
+            try await self.sign(dispatcher, self.payment(one, tenths: 1), as: "payouts")
+        }
+        // Without a caller, a limit per client cannot count: refused.
+        await #expect(throws: DispatchError.self) {
+            try await self.sign(dispatcher, self.payment(two, tenths: 1), as: nil)
+        }
+    }
+
+    @Test("above the limit, held for approvals instead of refused; once approved, signed and counted")
+    func holdWhenExceeded() async throws {
+        let hold = ApprovalRequirement(rule: "over-limit", group: "treasury", required: 1, lifetimeSeconds: 600)
+        let policy = SpendLimit(
+            [.init(chain: base, asset: .native, maximum: ether)], per: .client, holdWhenExceeded: hold,
+            store: MemoryUsageCounterStore())
+        let dispatcher = RpcDispatcher { policy }
+        let key = SoftwareKeySigner.generate()
+        try dispatcher.register(key)
+        let held = HeldRequests(store: MemoryHeldRequestStore())
+        try await sign(dispatcher, payment(key, tenths: 7), as: "payouts")
+        // What is left of the window is exceeded as the action is charged: the error names the approvals.
+        let over = try await dispatcher.prepare(actions: [payment(key, tenths: 5, nonce: 1)], caller: "payouts")
+        #expect(over.approvalRequirements.isEmpty)
+        do {
+            _ = try await dispatcher.sign(over)
+            Issue.record("signed beyond the limit")
+        } catch {
+            guard case .approvalRequired(let requirements) = error.kind else { throw error }
+            #expect(requirements == [hold] && error.broadcast.isEmpty)
+            let request = try await held.hold(
+                over.requiring(requirements), initiator: "payouts", method: "eth_signTransaction")
+            _ = try await held.decide(
+                .approve(digest: nil), on: request.id, by: Approver(name: "alice", groups: ["treasury"]))
+            #expect(try await held.sign(request.id, with: dispatcher).status == .signed)
+        }
+        // An action above the limit by itself is held at once (not refused).
+        let big = try await dispatcher.prepare(actions: [payment(key, tenths: 20, nonce: 2)], caller: "payouts")
+        #expect(big.approvalRequirements == [hold])
+        // The approved 0.5 was counted: 1.2 of 1.0 used, so even 0.1 is held now.
+        await #expect(throws: DispatchError.self) {
+            try await self.sign(dispatcher, self.payment(key, tenths: 1, nonce: 3), as: "payouts")
         }
     }
 }
