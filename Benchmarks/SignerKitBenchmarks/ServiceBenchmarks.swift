@@ -22,6 +22,11 @@ enum ServiceCase {
     /// client checks, dispatch, the request log line, metrics (no audit log), one task; against
     /// ``personalSignOneTask`` its ratio is the service's overhead on top of the dispatcher.
     static let handlerOneTask = "service handler: personal_sign POST in process, one task"
+    /// The same POST to a service whose policy file holds payments above 1 ether for two approvers
+    /// (`approvalRules`): the request is not held, so against ``handlerOneTask`` its ratio is what the held
+    /// path costs a call that is not held.
+    static let handlerWithApprovalRuleOneTask =
+        "service handler: personal_sign POST, an approval rule that does not hold it, one task"
 }
 
 /// Concurrent callers in ``ServiceCase/personalSignConcurrent`` (the load script's HTTP connections).
@@ -44,6 +49,14 @@ func serviceBenchmarks() -> [Benchmark] {
         params: "[\"0x68656c6c6f20776f726c64\", \"\(key.address.lowercased)\"]")
     let actions = [action]
     let handler = serviceHandler(key: key)
+    let approvalHandler = serviceHandler(
+        key: key,
+        policies: [
+            ApprovalRule(
+                "large-payout",
+                above: [.init(chain: ChainID(eip155: 2021), asset: .native, above: 1_000_000_000_000_000_000)],
+                group: "treasury", required: 2)
+        ])
     let request = HTTPServerRequest(
         method: "POST", target: "/",
         fields: [("content-type", "application/json"), ("authorization", "Bearer \(serviceBenchmarkToken)")],
@@ -78,37 +91,48 @@ func serviceBenchmarks() -> [Benchmark] {
             auditLog.remove()
         },
         Benchmark(name: ServiceCase.handlerOneTask, group: "service", baseline: ServiceCase.personalSignOneTask) {
-            iterations in
-            let accumulator = runBlocking { () -> UInt8 in
-                var accumulator: UInt8 = 0
-                for _ in 0..<iterations {
-                    let response = await handler.handle(request)
-                    guard response.status == 200, response.body.count > 140 else {
-                        fatalError("service handler: HTTP \(response.status) \(response.body.count) bytes")
-                    }
-                    accumulator ^= response.body[response.body.count - 4]
-                }
-                return accumulator
-            }
-            blackHole(accumulator)
+            iterations in blackHole(post(request, to: handler, iterations: iterations))
         },
+        Benchmark(
+            name: ServiceCase.handlerWithApprovalRuleOneTask, group: "service", baseline: ServiceCase.handlerOneTask
+        ) { iterations in blackHole(post(request, to: approvalHandler, iterations: iterations)) },
     ]
+}
+
+/// `request` POSTed `iterations` times, one after another; a byte of the answers, so the work is kept.
+private func post(_ request: HTTPServerRequest, to handler: ServiceHTTPHandler, iterations: Int) -> UInt8 {
+    runBlocking { () -> UInt8 in
+        var accumulator: UInt8 = 0
+        for _ in 0..<iterations {
+            let response = await handler.handle(request)
+            guard response.status == 200, response.body.count > 140 else {
+                fatalError("service handler: HTTP \(response.status) \(response.body.count) bytes")
+            }
+            accumulator ^= response.body[response.body.count - 4]
+        }
+        return accumulator
+    }
 }
 
 /// The bearer token of the in-process service.
 private let serviceBenchmarkToken = "benchmark-token"
 
-/// The service `signerkit serve` runs for a configuration with `key`, one client and no audit log or store,
-/// its log lines discarded.
-private func serviceHandler(key: SoftwareKeySigner) -> ServiceHTTPHandler {
+/// The service `signerkit serve` runs for a configuration with `key`, one client (and two approvers of
+/// `treasury`) and no audit log or store, under `policies`, its log lines discarded.
+private func serviceHandler(key: SoftwareKeySigner, policies: [any ActionPolicy] = []) -> ServiceHTTPHandler {
     let tokenHash = Hex.encode(SHA256.hash(Array(serviceBenchmarkToken.utf8)), prefix: false)
+    func approver(_ name: String) -> String {
+        let hash = Hex.encode(SHA256.hash(Array("token-of-\(name)".utf8)), prefix: false)
+        return #"{"name": "\#(name)", "tokenSha256": "\#(hash)", "roles": ["approver"], "groups": ["treasury"]}"#
+    }
     do {
         let configuration = try ServiceConfiguration(
             jsonText: """
                 {"listen": "127.0.0.1:0", "keys": [{"keyFile": "unused.hex"}], "chainId": "eip155:2021",
-                 "clients": [{"name": "bench", "tokenSha256": "\(tokenHash)"}]}
+                 "clients": [{"name": "bench", "tokenSha256": "\(tokenHash)"}, \(approver("alice")), \(approver("bob"))]}
                 """, relativeTo: "/")
-        let service = try SignerService(configuration: configuration, signers: [key], upstream: [:])
+        let service = try SignerService(
+            configuration: configuration, signers: [key], upstream: [:], policies: policies)
         return ServiceHTTPHandler(service: service, log: { line in blackHole(line.utf8.count) })
     } catch {
         fatalError("service benchmarks: cannot set up the service: \(error)")

@@ -94,6 +94,14 @@ extension SignerService {
     /// The JSON-RPC error of a batch failure: a dispatcher failure as any signing call's, the rest with
     /// EIP-5792's codes.
     static func rpcError(_ error: CallBatchError) -> JSONRPCError {
+        if case .dispatch(let failure) = error, case .approvalRequired(let requirements) = failure.kind {
+            // A batch id is not a held request: refused, so nothing waits on an approval that cannot come.
+            return JSONRPCError(
+                code: JSONRPCError.policyRefusedCode,
+                message: "rule \(requirements.map(\.rule).joined(separator: ", ")) holds these calls for approval, "
+                    + "which wallet_sendCalls cannot wait for: send them with eth_sendTransaction or "
+                    + "signerkit_signActions to be held")
+        }
         if case .dispatch(let failure) = error { return .dispatch(failure) }
         return JSONRPCError(code: error.code, message: error.description)
     }

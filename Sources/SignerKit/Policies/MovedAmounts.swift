@@ -14,9 +14,11 @@ struct MovedAmount: Sendable, Hashable {
 
     /// What `request` moves or allows, per account, chain and asset, in first-seen order (a batch's calls in
     /// their place), from the previews policies judge: a transaction's native value, and the token amounts of
-    /// every preview that moves tokens (transfers, approvals, permits, Permit2, ERC-3009). A sponsorship moves
-    /// nothing of the sponsor's.
+    /// every preview that moves tokens (transfers, approvals, permits, Permit2, ERC-3009).
     static func of(_ request: ResolvedRequest) -> [MovedAmount] {
+        // A personal message moves nothing (no preview needed to know it); a sponsorship moves nothing of the
+        // sponsor's.
+        if case .personalMessage = request.payload { return [] }
         guard request.method != .sponsorTransaction else { return [] }
         struct Row: Hashable {
             let account: Address
