@@ -6,21 +6,34 @@ import SoftwareSigner
 import Synchronization
 
 /// Request bodies of the signer service (`signerkit serve`): JSON-RPC 2.0 calls and batches, answered by an
-/// in-process service with one software key and no upstream node.
+/// in-process service with one software key and no upstream node, whose client is also an approver and whose
+/// approval rule holds transactions above 1 ether (held requests, approvals and their status methods).
 enum ServiceTargets {
     /// The documented error codes (docs/SERVICE.md).
-    static let codes: Set<Int> = [-32700, -32600, -32601, -32602, -32000, -32001, -32002, -32003, -32004]
+    static let codes: Set<Int> = [
+        -32700, -32600, -32601, -32602, -32000, -32001, -32002, -32003, -32004, -32005, -32010, -32011,
+    ]
     static let key = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"  // a test vector key
     static let configuration = FuzzCheck.constant("service configuration") {
         try ServiceConfiguration(
             jsonText: """
                 {"listen": "127.0.0.1:0", "keys": [{"keyFile": "unused.hex"}], "chainId": "eip155:2021",
-                 "clients": [{"name": "fuzz", "tokenSha256": "\(String(repeating: "ab", count: 32))"}],
+                 "clients": [{"name": "fuzz", "tokenSha256": "\(String(repeating: "ab", count: 32))",
+                              "roles": ["approver"], "groups": ["treasury"]},
+                             {"name": "second", "tokenSha256": "\(String(repeating: "cd", count: 32))",
+                              "roles": ["approver"], "groups": ["treasury"]}],
                  "limits": {"maxBatchSize": 8}}
                 """, relativeTo: "/")
     }
     static let service = FuzzCheck.constant("service") {
-        try SignerService(configuration: configuration, signers: [try SoftwareKeySigner(hex: key)], upstream: [:])
+        try SignerService(
+            configuration: configuration, signers: [try SoftwareKeySigner(hex: key)], upstream: [:],
+            policies: [
+                ApprovalRule(
+                    "large",
+                    above: [.init(chain: ChainID(eip155: 2021), asset: .native, above: 1_000_000_000_000_000_000)],
+                    group: "treasury", required: 2)
+            ])
     }
 
     static let serviceRequest = FuzzTarget(
