@@ -53,8 +53,11 @@ package struct ServiceHTTPHandler: Sendable {
         return .credentialed
     }
 
-    /// Answers one request.
+    /// Answers one request: `POST /` (JSON-RPC), `GET /healthz`, `GET /metrics`, and the approval page's
+    /// static assets (`GET /approvals`, ``ApprovalPage``).
     package func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        // The approval page (`GET /approvals` and its script and style): static, credential-free assets.
+        if let page = ApprovalPage.response(for: request.path, method: request.method) { return page }
         switch (request.method, request.path) {
         case ("GET", "/healthz"):
             return Self.health

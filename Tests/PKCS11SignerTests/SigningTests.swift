@@ -229,8 +229,8 @@ extension TokenTests {
             #expect(
                 throws: PKCS11Error.pinUnavailable("environment variable \(variable) (the PIN file's path) is not set")
             ) { try PINSource.environmentFile(name: variable).read() }
-            setenv(variable, fixture.pinFile.path, 1)
-            defer { unsetenv(variable) }
+            ChildProcess.setEnvironment(variable, fixture.pinFile.path)
+            defer { ChildProcess.setEnvironment(variable, nil) }
             let pin = try #require(try PINSource.environmentFile(name: variable).read())
             #expect(pin.withUnsafeBytes { Array($0) } == Array(TestHSM.pin.utf8))
             let signer = try PKCS11KeySigner.open(

@@ -92,8 +92,8 @@ enum TestHSM {
         guard added.count == 1, let doomed = added.first else {
             throw SetupError(text: "expected one new token directory, found \(added)")
         }
-        setenv("SOFTHSM2_CONF", store.configuration, 1)
-        setenv(pinVariable, pin, 1)
+        ChildProcess.setEnvironment("SOFTHSM2_CONF", store.configuration)
+        ChildProcess.setEnvironment(pinVariable, pin)
         let module = try PKCS11Module.load(path: modulePath)
         return Fixture(
             directory: store.directory, pinFile: URL(fileURLWithPath: store.pinFile), module: module,

@@ -36,12 +36,7 @@ struct ApprovalsService {
         policies: [any ActionPolicy] = [rule]
     ) async throws -> ApprovalsService {
         let key = try TestKeys.signer(TestKeys.alphaHex)
-        let node: LocalEVM
-        if let givenNode {
-            node = givenNode
-        } else {
-            node = try await LocalEVM.start(fund: [key.address], chainId: 2021)
-        }
+        let node = try await InProcessService.node(givenNode, funding: key)
         let directory = try directory ?? InProcessService.temporaryDirectory()
         func client(_ name: String) -> String {
             let hash = Hex.encode(SHA256.hash(Array(token(name).utf8)), prefix: false)
@@ -104,5 +99,20 @@ extension JSONValue {
     var errorCode: Int? {
         guard case .number(let text)? = self["error"]?["code"] else { return nil }
         return Int(text)
+    }
+}
+
+extension ApprovalsService {
+    /// A real HTTP server on 127.0.0.1 (a free port) in front of the service, wired the way `signerkit serve`
+    /// wires it: the configuration's limits, the handler's head check and answers; `observe` sees each request
+    /// before it is answered. The caller stops it.
+    func serve(observe: @escaping @Sendable (HTTPServerRequest) -> Void = { _ in }) throws -> HTTPServer {
+        let handler = self.handler
+        return try HTTPServer(
+            host: "127.0.0.1", port: 0, limits: handler.limits, headCheck: { head in handler.checkHead(head) },
+            handler: { request in
+                observe(request)
+                return await handler.handle(request)
+            })
     }
 }

@@ -37,12 +37,7 @@ struct InProcessService {
         clock: any SignerClock = SystemClock(), policies: [any ActionPolicy] = []
     ) async throws -> InProcessService {
         let key = try TestKeys.signer(TestKeys.alphaHex)
-        let node: LocalEVM
-        if let givenNode {
-            node = givenNode
-        } else {
-            node = try await LocalEVM.start(fund: [key.address], chainId: 2021)
-        }
+        let node = try await Self.node(givenNode, funding: key)
         let directory = try directory ?? Self.temporaryDirectory()
         let tokenHash = Hex.encode(SHA256.hash(Array(token.utf8)), prefix: false)
         let configuration = try ServiceConfiguration(
@@ -63,6 +58,12 @@ struct InProcessService {
         let handler = ServiceHTTPHandler(service: service, log: { line in lines.append(line) })
         return InProcessService(
             directory: directory, node: node, handler: handler, journal: journal, audit: audit, logLines: lines)
+    }
+
+    /// `given`, or a new local EVM on chain 2021 with `key`'s account funded.
+    static func node(_ given: LocalEVM?, funding key: any PrehashSigner) async throws -> LocalEVM {
+        if let given { return given }
+        return try await LocalEVM.start(fund: [key.address], chainId: 2021)
     }
 
     /// A new temporary directory (removed at exit).

@@ -24,7 +24,17 @@ public enum ChildProcess {
     /// Held while a child is started or a pipe is made.
     private static let spawning = Mutex(())
 
-    /// `process.run()`, never at the same time as another ``run(_:)`` or ``makePipe()``.
+    /// Sets (or, with `nil`, removes) environment variable `name` while no child is being started:
+    /// `Process.run()` copies the environment as it spawns, and a `setenv` reallocating it meanwhile
+    /// crashes the copy (seen: `memcpy` in `Process.run()` beside a test that set a PIN variable).
+    public static func setEnvironment(_ name: String, _ value: String?) {
+        spawning.withLock { _ in
+            if let value { _ = setenv(name, value, 1) } else { _ = unsetenv(name) }
+        }
+    }
+
+    /// `process.run()`, never at the same time as another ``run(_:)``, ``makePipe()`` or
+    /// ``setEnvironment(_:_:)``.
     public static func run(_ process: Process) throws {
         try spawning.withLock { _ in try process.run() }
     }

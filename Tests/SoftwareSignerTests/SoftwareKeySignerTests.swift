@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Foundation
 import Secp256k1
 import SignerKit
+import SignerKitTestSupport
 import SoftwareSigner
 import Testing
 
@@ -71,11 +72,11 @@ import Testing
         #expect(throws: SoftwareKeyError.environmentVariableNotSet(name: name)) {
             try SoftwareKeySigner(environmentVariable: name)
         }
-        setenv(name, Self.bareKeyHex + "\n", 1)
-        defer { unsetenv(name) }
+        ChildProcess.setEnvironment(name, Self.bareKeyHex + "\n")
+        defer { ChildProcess.setEnvironment(name, nil) }
         #expect(try SoftwareKeySigner(environmentVariable: name).address.checksummed == TestSupport.vectorAddress)
 
-        setenv(name, "0x1234", 1)
+        ChildProcess.setEnvironment(name, "0x1234")
         #expect(throws: SoftwareKeyError.invalidKey(source: .environmentVariable(name: name), reason: .invalidHex)) {
             try SoftwareKeySigner(environmentVariable: name)
         }

@@ -122,7 +122,7 @@ enum CLIHSM {
 
     private static let childStore: Result<Store, CLIHSMError> = Result {
         let store = try makeStoreBlocking()
-        setenv("SOFTHSM2_CONF", store.configuration, 1)
+        ChildProcess.setEnvironment("SOFTHSM2_CONF", store.configuration)
         return store
     }.mapError { CLIHSMError(description: "\($0)") }
 

@@ -96,7 +96,7 @@ struct SafeBatchLocalEVMTests {
 
         // The Safe's daily limit counts its calls (not its submitter's): 350 of 500.
         let window = UsageWindow.start(of: Date().timeIntervalSince1970, seconds: 86_400)
-        let counter = "spend-limit:86400:\(chain):\(token.lowercased)"
+        let counter = "spend-limit:calendar:86400:account:\(chain):\(token.lowercased)"
         #expect(try await usage.totals(counter: counter, subject: safe.lowercased, windowStart: window).amount == 350)
         #expect(
             try await usage.totals(counter: counter, subject: beta.address.lowercased, windowStart: window) == .zero)
