@@ -6,7 +6,7 @@ import Synchronization
 
 extension SignerService {
     /// EIP-5792's `wallet_sendCalls`: `[{version, id?, from, chainId, atomicRequired, calls, capabilities?}]` →
-    /// `{"id": …}`, through ``RpcDispatcher/sendCalls(_:deadline:admit:beforeSigning:)``.
+    /// `{"id": …}`, through ``RpcDispatcher/sendCalls(_:deadline:caller:admit:beforeSigning:)``.
     ///
     /// The client must be allowed the method, the account (`accounts`) and the chain (`chains`); its
     /// transactions are audited like any that broadcast (an intent record before signing). Batch ids belong to

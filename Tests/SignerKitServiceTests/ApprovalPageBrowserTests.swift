@@ -27,7 +27,7 @@ import Testing
     .enabled(
         if: HeadlessChromium.isAvailable || HeadlessChromium.isCI, "chromium not installed (apt-get install chromium)"))
 struct ApprovalPageBrowserTests {
-    /// The token the rule watches (a contract the token registry does not know: amounts in base units).
+    /// The token the rule watches, known to the service's token registry as `TUSD` (6 decimals).
     static let token = address("0x7e57000000000000000000000000000000c0ffee")
     /// The Permit2 spender.
     static let spender = address("0x5e771e0000000000000000000000000000005e77")
@@ -196,7 +196,12 @@ struct ApprovalPageBrowserTests {
             "large-payout",
             above: [.init(chain: ApprovalsService.chain, asset: .token(Self.token), above: Self.threshold)],
             group: "treasury", required: 2)
-        let service = try await ApprovalsService.start(policies: [rule])
+        let tokens = TokenRegistry(
+            tokens: TokenRegistry.builtIn + [
+                KnownToken(chainId: 2021, address: Self.token, symbol: "TUSD", decimals: 6)
+            ])
+        let service = try await ApprovalsService.start(
+            policies: [rule], previewer: SigningPreviewer(tokens: tokens))
         let received = Arrivals<HTTPServerRequest>()
         let server = try service.serve(observe: { received.append($0) })
         defer { server.stopWithoutWaiting() }
@@ -245,7 +250,7 @@ struct ApprovalPageBrowserTests {
             "Held by rule large-payout", "payouts (eth_signTypedData_v4)",
             expiresAt.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC"),
             "0 so far; needs 2 of treasury", "permit2-single", TestKeys.alphaAddress,
-            "2500000000 (base units) of token \(Self.token.checksummed)", Self.spender.checksummed,
+            "2500.000000 TUSD", Self.spender.checksummed,
             "2100-01-01 00:00:00 UTC", "Far deadline: valid for more than a year", digest,
         ]
         for text in expected { #expect(seen.contains(text), "alice's page lacks \(text):\n\(seen)") }
@@ -280,7 +285,7 @@ struct ApprovalPageBrowserTests {
 
         // Another request appears in carol's tab at its next refresh; she rejects it with a reason.
         let other = try await hold(UInt256(3_000_000_000), origin: origin).id
-        _ = try await browser.request(other, in: carol, where: "text.includes('3000000000 (base units)')")
+        _ = try await browser.request(other, in: carol, where: "text.includes('3000.000000 TUSD')")
         let reason = "unknown spender <b>\"x\"</b>"
         _ = try await browser.chromium.evaluate(
             "document.querySelector('li.request[data-request-id=\"\(other)\"] button.reject').click(); 'opened'",

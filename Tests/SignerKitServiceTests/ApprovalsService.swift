@@ -29,11 +29,11 @@ struct ApprovalsService {
         lifetimeSeconds: 600)
 
     /// A service on `directory` (fresh when `nil`) and `node` (a new funded node when `nil`), its webhook (if
-    /// any), clock, wall clock and policies (by default ``rule``).
+    /// any), clock, wall clock, policies (by default ``rule``) and previewer (its token registry).
     static func start(
         directory: URL? = nil, node givenNode: LocalEVM? = nil, webhook: ApprovalWebhook? = nil,
         clock: any SignerClock = SystemClock(), now: @escaping @Sendable () -> Date = { Date() },
-        policies: [any ActionPolicy] = [rule]
+        policies: [any ActionPolicy] = [rule], previewer: SigningPreviewer = SigningPreviewer()
     ) async throws -> ApprovalsService {
         let key = try TestKeys.signer(TestKeys.alphaHex)
         let node = try await InProcessService.node(givenNode, funding: key)
@@ -58,7 +58,7 @@ struct ApprovalsService {
         let audit = ScriptedAuditTrail()
         let service = try SignerService(
             configuration: configuration, signers: [key],
-            upstream: [chain: JSONRPCClient(url: node.url)], policies: policies,
+            upstream: [chain: JSONRPCClient(url: node.url)], policies: policies, previewer: previewer,
             journal: try SQLiteTransactionJournal(path: path), idempotency: try SQLiteIdempotencyStore(path: path),
             audit: audit, heldRequestStore: try SQLiteHeldRequestStore(path: path), webhook: webhook, clock: clock,
             now: now)

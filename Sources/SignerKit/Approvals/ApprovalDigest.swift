@@ -28,7 +28,7 @@ extension PreparedActions {
     /// rules need, be bound to exactly these actions and previews, and name every requirement these actions
     /// have now.
     ///
-    /// - Throws: ``ApprovalError/quorumNotMet(_:)``, or ``ApprovalError/digestMismatch(id:)`` when the actions
+    /// - Throws: ``ApprovalError/quorumNotMet(id:)``, or ``ApprovalError/digestMismatch(id:)`` when the actions
     ///   or their previews are not the ones approved.
     public func approved(by request: HeldRequest) throws(ApprovalError) -> PreparedActions {
         guard request.quorumMet, [.approved, .signing].contains(request.status),

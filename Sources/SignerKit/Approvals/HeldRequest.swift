@@ -68,7 +68,7 @@ public struct HeldRequest: Sendable, Equatable, Codable {
     public let actions: [WalletRpcAction]
     /// Their previews, a JSON array (what approvers see).
     public let previews: String
-    /// Keccak-256 of the actions and their previews (``ApprovalDigest``): what every approval is bound to.
+    /// Keccak-256 of the actions and their previews (`ApprovalDigest`): what every approval is bound to.
     public let digest: String
     /// What it needs.
     public let requirements: [ApprovalRequirement]

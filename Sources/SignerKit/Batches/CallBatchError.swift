@@ -27,7 +27,7 @@ public enum CallBatchError: Error, Sendable, Equatable, CustomStringConvertible 
     case node(String)
     /// The dispatcher refused or failed the batch's transactions before any was broadcast.
     case dispatch(DispatchError)
-    /// The caller's last check before signing refused the batch (``RpcDispatcher/sendCalls(_:deadline:admit:beforeSigning:)``).
+    /// The caller's last check before signing refused the batch (``RpcDispatcher/sendCalls(_:deadline:caller:admit:beforeSigning:)``).
     case refused(String)
 
     /// The JSON-RPC error code: EIP-5792's for its cases, `-32602` for malformed params, 4100 for an account

@@ -23,7 +23,7 @@ public struct DispatchError: Error, Sendable, Equatable, CustomStringConvertible
         /// A policy refused the action.
         case policyViolation(policy: String, reason: String)
         /// The caller may not ask for this action (the admission check given to
-        /// ``RpcDispatcher/prepare(actions:admit:)`` refused it); the text says why.
+        /// ``RpcDispatcher/prepare(actions:caller:admit:)`` refused it); the text says why.
         case notPermitted(String)
         /// The backend failed.
         case backend(SignerError)

@@ -1,5 +1,5 @@
 /// Actions the dispatcher resolved, admitted, routed and checked (preflight, policies, batch policies),
-/// not yet signed: ``RpcDispatcher/prepare(actions:admit:)`` makes one and
+/// not yet signed: ``RpcDispatcher/prepare(actions:caller:admit:)`` makes one and
 /// ``RpcDispatcher/sign(_:idempotencyKey:deadline:)`` signs it. There is no public initializer, so a
 /// prepared batch is always one the dispatcher checked.
 public struct PreparedActions: Sendable {

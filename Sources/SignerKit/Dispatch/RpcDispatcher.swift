@@ -193,7 +193,7 @@ public final class RpcDispatcher: Sendable {
             actions: actions, prepared: prepared, approvalRequirements: approvalRequirements(of: prepared))
     }
 
-    /// Signs a batch ``prepare(actions:admit:)`` returned, as ``sign(actions:idempotencyKey:deadline:)``
+    /// Signs a batch ``prepare(actions:caller:admit:)`` returned, as ``sign(actions:idempotencyKey:deadline:)``
     /// does after preparing.
     public func sign(
         _ prepared: PreparedActions, idempotencyKey: String? = nil, deadline: ContinuousClock.Instant? = nil
