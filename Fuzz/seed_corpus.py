@@ -361,6 +361,19 @@ def seeds_wallet_send_calls():
     ]]
 
 
+def seeds_signed_note():
+    # The worked example of Tests/SignerKitTests/Ledger/LedgerWorkedExampleTests.swift, and pieces of it.
+    body = "signer.example.com/audit\n3\nLP73YnWX4AtWSXV3Stco7yEHBnWfym1kE4xt/By/LNo=\ntime 1767225600\n"
+    line = ("\u2014 signer.example.com/audit tcs7Kp8Djwxk6f7mdntjBdsLjHgiSgXuifoutc4bmLquzyj4cu3FwgTMEwBQLUY3Vu"
+            "I9POsVCUnmTu+lrTHVPbAiv7Ab\n")
+    return [text.encode() for text in [
+        body + "\n" + line,
+        body,
+        body + "\n" + line + line.replace("signer.example.com/audit", "witness.example/w"),
+        "example.com/log\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n",
+    ]]
+
+
 SEEDS = {
     "json": seeds_json,
     "kms-der": seeds_kms_der,
@@ -390,6 +403,7 @@ SEEDS = {
     "pkcs11-attributes": seeds_pkcs11_attributes,
     "service-request": seeds_service_request,
     "erc6492-wrapper": seeds_erc6492_wrapper,
+    "signed-note": seeds_signed_note,
     "erc7821-batch": seeds_erc7821_batch,
     "wallet-send-calls": seeds_wallet_send_calls,
 }

@@ -32,7 +32,7 @@ modules=(EthereumPrimitives Secp256k1 EIP712 EthereumTransactions SignerKit Sign
     WalletConnectPay WalletConnectPayPage)
 # An entry is FILE (docs/FILE.md, article FILE) or FILE:ARTICLE when the file's name is taken in the catalog.
 declare -A guides=(
-    [SignerKit]="DISPATCHER WHAT-YOU-SIGN SIGN-IN SMART-ACCOUNTS EIP-7702 BATCHED-CALLS SERVICE APPROVALS VERSIONING"
+    [SignerKit]="DISPATCHER WHAT-YOU-SIGN SIGN-IN SMART-ACCOUNTS EIP-7702 BATCHED-CALLS SERVICE APPROVALS AUDIT VERSIONING"
     [EIP712]="EIP712:EIP712Guide"
     [EthereumTransactions]="RONIN"
     [SoftwareSigner]="HD-WALLETS"

@@ -32,6 +32,7 @@ enum FuzzTargets {
         SmartAccountTargets.erc6492Wrapper,
         BatchTargets.erc7821Batch,
         BatchTargets.walletSendCalls,
+        LedgerTargets.signedNote,
     ]
 
     /// The target this process runs (set once by `main` before the fuzzing loop starts).
