@@ -80,7 +80,7 @@ extension SignerService {
     func requestStatus(_ call: ServiceCall, client: ServiceClient, deadline: ContinuousClock.Instant) async
         -> Result<JSONValue, JSONRPCError>
     {
-        guard (1...2).contains(call.params.count), case .string(let id) = call.params[0] else {
+        guard (1...2).contains(call.params.count), let id = Self.heldRequestID(call.params[0]) else {
             return .failure(.invalidParams("expected [requestId] or [requestId, {\"waitMs\": N}]"))
         }
         var wait = Duration.zero
@@ -113,7 +113,7 @@ extension SignerService {
         async -> Result<JSONValue, JSONRPCError>
     {
         guard client.isApprover else { return .failure(.forbidden("client \(client.name) is not an approver")) }
-        guard (1...2).contains(call.params.count), case .string(let id) = call.params[0] else {
+        guard (1...2).contains(call.params.count), let id = Self.heldRequestID(call.params[0]) else {
             return .failure(.invalidParams("expected [requestId] or [requestId, {\"digest\": D}]"))
         }
         var digest: String?
@@ -140,7 +140,7 @@ extension SignerService {
         JSONValue, JSONRPCError
     > {
         guard client.isApprover else { return .failure(.forbidden("client \(client.name) is not an approver")) }
-        guard (1...2).contains(call.params.count), case .string(let id) = call.params[0] else {
+        guard (1...2).contains(call.params.count), let id = Self.heldRequestID(call.params[0]) else {
             return .failure(.invalidParams("expected [requestId] or [requestId, reason]"))
         }
         var reason: String?
@@ -264,6 +264,13 @@ extension SignerService {
             return sponsored
         default: return results.count == 1 ? results[0] : .array(results)
         }
+    }
+
+    /// A request id param: a string of at most 64 bytes (ids are `hr_` and 32 hex digits; anything longer is no
+    /// id, and is not echoed back whole).
+    static func heldRequestID(_ value: JSONValue) -> String? {
+        guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= 64 else { return nil }
+        return id
     }
 
     /// Whether `client` may see `request`: its initiator, or an approver of one of its groups.

@@ -120,6 +120,11 @@ struct ApprovalsServiceTests {
         #expect(status["result"]?["approvals"] == .array([]))
         // Another client cannot even see it.
         #expect(try await service.call("payouts", "signerkit_requestStatus", #"["\#(ownID)"]"#).errorCode == -32602)
+        // An id longer than any request id is refused without being echoed back whole.
+        let long = String(repeating: "x", count: 5000)
+        let refusedID = try await service.call("bob", "signerkit_approve", #"["\#(long)"]"#)
+        #expect(refusedID.errorCode == -32602)
+        #expect((refusedID["error"]?["message"]?.stringValue?.count ?? .max) < 200)
     }
 
     @Test("expiry on the injected clock: the long-poll returns expired at expiresAt, approvals after it are refused")

@@ -1,3 +1,5 @@
+import EthereumPrimitives
+
 /// Why a held request could not be approved, rejected, signed or found; every case names the request or the
 /// client.
 public enum ApprovalError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -23,7 +25,7 @@ public enum ApprovalError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A sentence naming the request or client.
     public var description: String {
         switch self {
-        case .unknownRequest(let id): "no held request \(id.debugDescription)"
+        case .unknownRequest(let id): "no held request \(EchoedText.abbreviated(id).debugDescription)"
         case .notPending(let id, let status): "request \(id) is \(status.rawValue) already; nothing more can be decided"
         case .expired(let id): "request \(id) expired before it was approved; it will not be signed"
         case .initiatorCannotApprove(let client):
