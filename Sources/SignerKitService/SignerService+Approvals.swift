@@ -28,10 +28,11 @@ extension SignerService {
     }
 
     /// Holds `prepared` for `client` (a retry under the same journal key finds its first request): `-32010`
-    /// while it waits, the result once it was signed, `-32011` once it ended unsigned.
+    /// while it waits, the results once it was signed (as ``signed(_:client:deadline:journalKey:record:)``
+    /// gives them), `-32011` once it ended unsigned.
     func hold(
         _ prepared: PreparedActions, client: ServiceClient, journalKey: String?, record: inout CallRecord
-    ) async -> Result<JSONValue, JSONRPCError> {
+    ) async -> Result<[JSONValue], JSONRPCError> {
         let id = journalKey.map { HeldRequest.id(scope: [client.name, $0]) }
         let request: HeldRequest
         do {
@@ -41,7 +42,7 @@ extension SignerService {
             return .failure(Self.rpcError(error))
         }
         record.heldRequest = request.id
-        return Self.answer(of: request)
+        return Self.answer(of: request).map { result in result.arrayValue ?? [result] }
     }
 
     /// The call's own answer for a held request: its result once signed, `-32011` once it ended unsigned,
@@ -204,13 +205,9 @@ extension SignerService {
                     }
                     var intent = CallRecord(client: request.initiator, method: request.method)
                     intent.heldRequest = request.id
+                    intent.requestID = requestID
                     intent.note(prepared.requests)
-                    intent.intent = true
-                    guard await audit.append([intent], requestID: requestID, at: Date()) else {
-                        return "the audit trail could not be written"
-                    }
-                    CrashPoint.reached(.auditIntent)
-                    return nil
+                    return await Self.writeIntent(intent, to: audit) ? nil : "the audit trail could not be written"
                 },
                 result: Self.heldResult)
         } catch {

@@ -39,7 +39,6 @@ extension SignerService {
         let auditFailed = Mutex(false)
         let intent = record
         let audit = self.audit
-        let requestID = record.requestID
         let result: Result<CallBatchRecord, CallBatchError>
         do {
             result = .success(
@@ -55,8 +54,7 @@ extension SignerService {
                         guard let audit else { return nil }
                         var written = intent
                         written.note(requests)
-                        written.intent = true
-                        guard await audit.append([written], requestID: requestID, at: Date()) else {
+                        guard await Self.writeIntent(written, to: audit) else {
                             auditFailed.withLock { $0 = true }
                             return "the audit trail could not be written"
                         }

@@ -209,19 +209,10 @@ extension SignerService {
         let requests = prepared.requests
         record.note(requests)
         if !prepared.approvalRequirements.isEmpty {
-            return await hold(prepared, client: client, journalKey: journalKey, record: &record).map { result in
-                result.arrayValue ?? [result]
-            }
+            return await hold(prepared, client: client, journalKey: journalKey, record: &record)
         }
         let broadcasts = requests.contains { $0.method == .sendTransaction }
-        if broadcasts, let audit {
-            var intent = record
-            intent.intent = true
-            guard await audit.append([intent], requestID: record.requestID, at: Date()) else {
-                return .failure(.auditUnavailable)
-            }
-            CrashPoint.reached(.auditIntent)
-        }
+        if broadcasts, let audit, await !Self.writeIntent(record, to: audit) { return .failure(.auditUnavailable) }
         // Without a key a call that sends is a payment of its own: its transactions are journalled under an
         // identity no other request has (identical keyless payments, on any instance, are two payments).
         let journalKey = broadcasts ? journalKey ?? IdempotencyNames.uniqueCall() : journalKey
@@ -234,11 +225,20 @@ extension SignerService {
             // held like any call a rule holds (nothing of it was sent).
             if case .approvalRequired(let requirements) = error.kind, error.broadcast.isEmpty {
                 return await hold(
-                    prepared.requiring(requirements), client: client, journalKey: journalKey, record: &record
-                ).map { result in result.arrayValue ?? [result] }
+                    prepared.requiring(requirements), client: client, journalKey: journalKey, record: &record)
             }
             return .failure(.dispatch(error))
         }
+    }
+
+    /// Writes `record` to `audit` as the intent record of a call that may broadcast (before anything is signed);
+    /// whether it is on the trail (nothing may be signed otherwise).
+    static func writeIntent(_ record: CallRecord, to audit: any AuditTrail) async -> Bool {
+        var intent = record
+        intent.intent = true
+        guard await audit.append([intent], requestID: record.requestID, at: Date()) else { return false }
+        CrashPoint.reached(.auditIntent)
+        return true
     }
 
     /// Why `client` may not use `chain` (its `chains`), or nil when it may.

@@ -109,10 +109,11 @@ public struct SpendLimit: UsagePolicy, ApprovalPolicy {
     /// Fails an action that alone moves more than a limit (no window could admit it) unless the limit holds
     /// instead; fails a per-client limit's action that names no caller.
     public func evaluate(_ request: ResolvedRequest) -> PolicyDecision {
-        if scope == .client, request.caller == nil, !MovedAmount.of(request).isEmpty {
+        let amounts = MovedAmount.of(request)
+        if scope == .client, request.caller == nil, !amounts.isEmpty {
             return .fail(reason: "a limit per client needs the caller (prepare(actions:caller:admit:))")
         }
-        guard holdWhenExceeded == nil, let (moved, maximum) = aloneAbove(request) else { return .pass }
+        guard holdWhenExceeded == nil, let (moved, maximum) = firstAbove(amounts) else { return .pass }
         return .fail(
             reason: "\(moved.amount.decimalString) of \(moved.asset) on \(moved.chain) is more than the "
                 + "limit of \(maximum.decimalString) per \(windowSeconds) s")
@@ -121,13 +122,13 @@ public struct SpendLimit: UsagePolicy, ApprovalPolicy {
     /// The approvals an action that alone moves more than a limit needs, when the limit holds instead of refusing
     /// (an action that only exceeds what is left of the window is held when it is charged).
     public func requirement(for request: ResolvedRequest) -> ApprovalRequirement? {
-        guard let holdWhenExceeded, aloneAbove(request) != nil else { return nil }
+        guard let holdWhenExceeded, firstAbove(MovedAmount.of(request)) != nil else { return nil }
         return holdWhenExceeded
     }
 
-    /// The first amount of `request` above its limit, and the limit.
-    private func aloneAbove(_ request: ResolvedRequest) -> (MovedAmount, UInt256)? {
-        for moved in MovedAmount.of(request) {
+    /// The first of `amounts` above its limit, and the limit.
+    private func firstAbove(_ amounts: [MovedAmount]) -> (MovedAmount, UInt256)? {
+        for moved in amounts {
             if let maximum = table[Key(chain: moved.chain, asset: moved.asset)], moved.amount > maximum {
                 return (moved, maximum)
             }
