@@ -23,7 +23,7 @@ struct BenchmarkSmokeTests {
         process.arguments = ["--quick", "--filter", "keccak256", "--filter", "compiled schema", "--json", json]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = FileHandle.nullDevice
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         await waitForExit(process)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         let output = try String(contentsOfFile: outPath, encoding: .utf8)

@@ -31,7 +31,7 @@ enum Binary {
         process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         await waitForExit(process)
         #expect(process.terminationReason == .exit, "signerkit crashed: \(arguments)")
         return CommandResult(

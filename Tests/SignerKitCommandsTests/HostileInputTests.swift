@@ -302,7 +302,7 @@ struct HostileInputTests {
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdout))
             process.standardError = FileHandle.nullDevice
-            try ChildProcess.run(process)
+            try ChildProcess.runBlocking(process)
             return process
         }
         // Control: an ordinary process of that user is dumpable, so its status file is its own (a child process
@@ -364,7 +364,7 @@ struct HostileProcessTests {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         await waitForExit(process, killAfter: killAfter)
         return CommandResult(
             status: process.terminationReason == .exit ? process.terminationStatus : -1,
@@ -424,7 +424,7 @@ struct HostileProcessTests {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let errPath = try directory.write("stderr", "")
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         defer { kill(process.processIdentifier, SIGKILL) }
         // The child starts at the machine's pace; the bound only ends a hang (the control outlives it).
         _ = await RealTime.poll(within: .seconds(30)) {

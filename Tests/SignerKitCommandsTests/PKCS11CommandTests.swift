@@ -42,7 +42,7 @@ struct PKCS11ChildProcessTests {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
         process.standardError = handle
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         // A hung child is killed after 30 s (the tests take a few seconds).
         await waitForExit(process)
         try? handle.close()

@@ -27,7 +27,7 @@ struct ReadyLineTests {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: try directory.write("stdout", "")))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         // The child starts at the machine's pace; the bound only ends a hang.
         let line = await RealTime.first(within: .seconds(30)) { () -> String? in
             let errors = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""

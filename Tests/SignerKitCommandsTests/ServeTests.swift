@@ -30,7 +30,7 @@ final class ServiceProcess: Sendable {
         }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         // The listening line, or nil once the child exited.
         // The service starts at the machine's pace; the bound only ends a hang.
         let listening = await RealTime.first(within: .seconds(30)) { () -> URL?? in

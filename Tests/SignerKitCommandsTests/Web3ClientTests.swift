@@ -87,7 +87,7 @@ struct Web3ClientTests {
         process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: tokenPath))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         await waitForExit(process, killAfter: hangLimit)
         #expect(process.terminationReason == .exit, "the web3.py client did not exit by itself")
         return CommandResult(

@@ -19,7 +19,7 @@ import Testing
             process.standardInput = stdin
             process.standardOutput = stdout
             process.standardError = FileHandle.nullDevice
-            try ChildProcess.run(process)
+            try ChildProcess.runBlocking(process)
             return process
         }
 

@@ -38,11 +38,11 @@ struct SQLiteOutsideReaderTests {
         ]
         let output = ChildProcess.makePipe()
         process.standardOutput = output
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         // A child process is the subject here: its exit is awaited on a thread of its own, bounded.
         let exited = await ChildProcess.onThread { ChildProcess.awaitExit(process, within: .seconds(30)) }
         try #require(exited && process.terminationStatus == 0, "python3 sqlite3 did not finish")
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: ChildProcess.readToEnd(output), as: UTF8.self)
         return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 

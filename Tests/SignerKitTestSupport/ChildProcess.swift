@@ -34,9 +34,62 @@ public enum ChildProcess {
     }
 
     /// `process.run()`, never at the same time as another ``run(_:)``, ``makePipe()`` or
-    /// ``setEnvironment(_:_:)``.
-    public static func run(_ process: Process) throws {
+    /// ``setEnvironment(_:_:)``; then closes the test's copies of the files given as the child's standard
+    /// streams (the child has its own).
+    ///
+    /// Foundation on Linux keeps every `Process` it started alive (its run loop source stays on the starting
+    /// thread's run loop), and with it the `FileHandle`s it was given: a run of the whole suite held 1,350
+    /// descriptors that way. Past about 1,360 open descriptors `Process.run()` itself crashes (`memcpy` with a
+    /// page-aligned address): it lists `/proc/self/fd` and copies each entry's whole 256-byte name field,
+    /// which reads past glibc's 32 KiB directory buffer when that buffer is full.
+    ///
+    /// Leaks are not the only way there: at the busiest moment of a run, tests running at once hold over a
+    /// thousand sockets, pipes and event descriptors. So the start also waits, bounded, until fewer than
+    /// ``descriptorCeiling`` are open.
+    public static func run(_ process: Process) async throws {
+        _ = await RealTime.poll(within: .seconds(60)) { openDescriptorCount() < descriptorCeiling }
+        try spawn(process)
+    }
+
+    /// ``run(_:)`` for a caller that may block (on a thread of its own, or before a child it waits for).
+    public static func runBlocking(_ process: Process) throws {
+        _ = RealTime.pollBlocking(within: .seconds(60)) { openDescriptorCount() < descriptorCeiling }
+        try spawn(process)
+    }
+
+    /// Starts `process` under the lock, then closes the test's copies of its standard-stream files.
+    private static func spawn(_ process: Process) throws {
         try spawning.withLock { _ in try process.run() }
+        for stream in [process.standardInput, process.standardOutput, process.standardError] {
+            guard let handle = stream as? FileHandle, handle !== FileHandle.nullDevice,
+                handle !== FileHandle.standardInput, handle !== FileHandle.standardOutput,
+                handle !== FileHandle.standardError
+            else { continue }
+            try? handle.close()
+        }
+    }
+
+    /// The open descriptors below which a child is started: `Process.run()` crashes from about 1,360 on
+    /// (see ``run(_:)``), and descriptors opened by other tests between the count and the spawn need room.
+    public static let descriptorCeiling = 1_000
+
+    /// The number of descriptors this process has open (entries of `/proc/self/fd`, counted without copying
+    /// their names), or 0 when it cannot be read.
+    public static func openDescriptorCount() -> Int {
+        guard let directory = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(directory) }
+        var count = 0
+        while readdir(directory) != nil { count += 1 }
+        // ".", ".." and the descriptor of the listing itself.
+        return max(0, count - 3)
+    }
+
+    /// Reads `pipe` to its end and closes the reading end (see ``run(_:)`` for why closing matters).
+    /// Blocking: call it on a thread of its own.
+    public static func readToEnd(_ pipe: Pipe) -> Data {
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        try? pipe.fileHandleForReading.close()
+        return data
     }
 
     /// A pipe whose ends are both close-on-exec (a child still gets the one it is given as

@@ -153,7 +153,7 @@ public final class LocalEVM: Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         do {
-            try ChildProcess.run(process)
+            try ChildProcess.runBlocking(process)
         } catch {
             throw LocalEVMError(description: "cannot start \(executable.path) \(arguments.first ?? ""): \(error)")
         }

@@ -198,7 +198,7 @@ public final class PostgresServer: Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try ChildProcess.run(process)
+        try ChildProcess.runBlocking(process)
         let pidFile = data.appendingPathComponent("postmaster.pid").path
         var ready: Int32?
         // The server starts at the machine's pace; the bound only ends a hang (it starts in about a second).
@@ -289,7 +289,7 @@ public final class PostgresServer: Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outputHandle
         process.standardError = errorHandle
-        try ChildProcess.run(process)
+        try ChildProcess.runBlocking(process)
         // initdb and psql take a second or two; the bound only ends a hang.
         guard ChildProcess.awaitExit(process, within: .seconds(30)) else {
             ChildProcess.terminate(process)

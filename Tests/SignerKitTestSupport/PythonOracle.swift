@@ -26,12 +26,12 @@ public enum PythonOracle {
         let stdout = ChildProcess.makePipe()
         process.standardInput = stdin
         process.standardOutput = stdout
-        try ChildProcess.run(process)
+        try await ChildProcess.run(process)
         let payload = Data(input.serialized.utf8)
         let (data, exited) = await ChildProcess.onThread { () -> (Data, Bool) in
             stdin.fileHandleForWriting.write(payload)
             try? stdin.fileHandleForWriting.close()
-            let data = stdout.fileHandleForReading.readDataToEndOfFile()
+            let data = ChildProcess.readToEnd(stdout)
             // Python answers in a second or two; the bound only ends a hang.
             return (data, ChildProcess.awaitExit(process, within: .seconds(30)))
         }

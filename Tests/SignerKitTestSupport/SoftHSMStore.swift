@@ -147,7 +147,7 @@ public enum ToolRun {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = errors
-        try ChildProcess.run(process)
+        try ChildProcess.runBlocking(process)
         guard ChildProcess.awaitExit(process, within: limit) else {
             ChildProcess.terminate(process)
             throw Failure(description: "\(tool) did not finish within \(limit)")
