@@ -71,12 +71,16 @@ pids+=($!)
 for _ in $(seq 300); do grep -q '^LISTENING' "$work/node.out" && break; sleep 0.1; done
 node="http://127.0.0.1:$(awk '/^LISTENING/ {print $2}' "$work/node.out")"
 
+# The audit ledger's checkpoint key (one chain for both instances, in PostgreSQL).
+checkpoint_address="$("$SIGNERKIT_BIN" key generate --out "$work/checkpoint.hex")"
+
 token="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 token_hash="$(printf '%s' "$token" | sha256sum | cut -d' ' -f1)"
 cat > "$work/service.json" <<JSON
 {"listen": "127.0.0.1:0", "keys": [{"keyFile": "k.hex"}],
  "clients": [{"name": "payments", "tokenSha256": "$token_hash"}],
  "upstream": {"eip155:1337": "$node"},
+ "ledger": {"checkpointKeyFile": "checkpoint.hex", "checkpointEvery": 50},
  "store": {"postgres": {"host": "127.0.0.1", "port": $pgport, "database": "signer", "user": "signerkit",
                         "passwordFile": "pg.password", "sslMode": "disable"}}}
 JSON
@@ -108,6 +112,38 @@ if [[ "$intents" =~ ^[0-9]+$ ]] && (( intents >= count )); then
     echo "ok   intent rows: $intents for $count transactions"
 else
     echo "FAIL intent rows: $intents for $count transactions"; status=1
+fi
+# A receipt from instance a of a call instance b answered verifies offline against its checkpoint.
+# POSTs $2 to $1 with the token; prints the body, writes the X-Request-Id to $work/request-id.
+rpc() { printf '%s' "$token" | python3 -c 'import sys, urllib.request
+token = sys.stdin.read()
+request = urllib.request.Request(sys.argv[1], data=sys.argv[2].encode(), method="POST",
+    headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+with urllib.request.urlopen(request, timeout=30) as response:
+    open(sys.argv[3], "w").write(response.headers.get("X-Request-Id", ""))
+    sys.stdout.write(response.read().decode())' "$1" "$2" "$work/request-id"; }
+rpc "${urls[1]}" '{"jsonrpc":"2.0","id":1,"method":"personal_sign","params":["0x6c6564676572","'"$address"'"]}' >/dev/null
+request_id="$(cat "$work/request-id")"
+rpc "${urls[0]}" '{"jsonrpc":"2.0","id":1,"method":"signerkit_receipt","params":["'"$request_id"'"]}' \
+    > "$work/receipt-answer.json"
+python3 -c 'import json, sys
+answer = json.load(open(sys.argv[1]))
+receipt = answer["result"][0]
+json.dump(receipt, open(sys.argv[2], "w"))
+open(sys.argv[3], "w").write(receipt["checkpoint"])' "$work/receipt-answer.json" "$work/receipt.json" \
+    "$work/checkpoint.txt" 2>/dev/null || true
+if "$SIGNERKIT_BIN" audit verify --receipt "$work/receipt.json" --checkpoint "$work/checkpoint.txt" \
+    --checkpoint-key "$checkpoint_address" >/dev/null; then
+    echo "ok   a receipt from instance a of instance b's call verifies offline"
+else
+    echo "FAIL the receipt of instance b's call from instance a: $(head -c 300 "$work/receipt-answer.json")"; status=1
+fi
+ledger="$("$SIGNERKIT_BIN" audit verify --store "$work/service.json" --checkpoint-key "$checkpoint_address" 2>&1)"
+ledger_rows="$(psql -d signer -c "SELECT count(*) FROM signerkit_ledger")"
+if [[ "$ledger" == "verified $ledger_rows records, "* ]]; then
+    echo "ok   the two instances' ledger: $ledger"
+else
+    echo "FAIL the ledger ($ledger_rows rows): $ledger"; status=1
 fi
 for pid in "${service_pids[@]}"; do
     kill -TERM "$pid"

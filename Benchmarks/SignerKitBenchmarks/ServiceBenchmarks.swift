@@ -18,6 +18,12 @@ enum ServiceCase {
     /// (prepare, sign, a `CallRecord`, ``AuditLog/append(_:requestID:at:)`` with its group-committed `fsync`,
     /// in a temporary directory): the same work as the service with an `auditLog` configured.
     static let personalSignAuditedConcurrent = "service baseline: personal_sign with an audit line, 8 concurrent tasks"
+    /// The same with the audit log a ledger (`ledger` configured): each record sealed with `seq` and `prev`,
+    /// added to the Merkle tree, its actions and policy-set hash kept, and a checkpoint signed every 1,000
+    /// records; against ``personalSignAuditedConcurrent`` its ratio is what the ledger costs (issue #39: within
+    /// 10 %).
+    static let personalSignLedgerConcurrent =
+        "service: personal_sign with a ledger audit line (a checkpoint every 1,000), 8 concurrent tasks"
     /// The service's own work for one `personal_sign` POST, without the network: authentication, JSON-RPC,
     /// client checks, dispatch, the request log line, metrics (no audit log), one task; against
     /// ``personalSignOneTask`` its ratio is the service's overhead on top of the dispatcher.
@@ -87,6 +93,19 @@ func serviceBenchmarks() -> [Benchmark] {
                 spreadOverTasks(iterations) { task, call in
                     await auditedPersonalSign(
                         actions, with: dispatcher, auditLog: auditLog.log, requestID: "bench-\(task)-\(call)")
+                })
+            auditLog.remove()
+        },
+        Benchmark(
+            name: ServiceCase.personalSignLedgerConcurrent, group: "service",
+            baseline: ServiceCase.personalSignAuditedConcurrent
+        ) { iterations in
+            let auditLog = BenchmarkAuditLog(ledger: AuditLedgerSettings(signer: key, checkpointEvery: 1_000))
+            blackHole(
+                spreadOverTasks(iterations) { task, call in
+                    await auditedPersonalSign(
+                        actions, with: dispatcher, auditLog: auditLog.log, requestID: "bench-\(task)-\(call)",
+                        keepsActions: true)
                 })
             auditLog.remove()
         },
@@ -171,16 +190,19 @@ private func spreadOverTasks(_ iterations: Int, _ call: @escaping @Sendable (Int
     }
 }
 
+/// A policy-set hash as a service's records carry it.
+private let benchmarkPolicySet = MerkleHash.sha256(Array(#"{"allowedChains":["eip155:1"]}"#.utf8))
+
 /// An ``AuditLog`` in a directory of its own under the temporary directory.
 private final class BenchmarkAuditLog: Sendable {
     let directory: String
     let log: AuditLog
 
-    init() {
+    init(ledger: AuditLedgerSettings? = nil) {
         var template = Array((FileManager.default.temporaryDirectory.path + "/signerkit-audit-XXXXXX").utf8CString)
         guard let created = mkdtemp(&template) else { fatalError("service benchmarks: cannot create a directory") }
         directory = String(cString: created)
-        do { log = try AuditLog(path: directory + "/audit.jsonl") } catch {
+        do { log = try AuditLog(path: directory + "/audit.jsonl", ledger: ledger) } catch {
             fatalError("service benchmarks: cannot open the audit log: \(error)")
         }
     }
@@ -193,12 +215,18 @@ private final class BenchmarkAuditLog: Sendable {
 }
 
 /// One call as the service makes it with an audit log: prepare, sign, the call's record, its audit line
-/// written and synced; a byte of the signature.
+/// written and synced; a byte of the signature. `keepsActions`: the record keeps the actions and a policy-set
+/// hash, as the service's records do with a ledger.
 private func auditedPersonalSign(
-    _ actions: [WalletRpcAction], with dispatcher: RpcDispatcher, auditLog: AuditLog, requestID: String
+    _ actions: [WalletRpcAction], with dispatcher: RpcDispatcher, auditLog: AuditLog, requestID: String,
+    keepsActions: Bool = false
 ) async -> UInt8 {
     let started = ContinuousClock.now
     var record = CallRecord(client: "bench", method: "personal_sign")
+    if keepsActions {
+        record.actions = actions
+        record.policySet = benchmarkPolicySet
+    }
     let signed: SignedActions
     do {
         let prepared = try await dispatcher.prepare(actions: actions)

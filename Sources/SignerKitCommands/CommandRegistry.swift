@@ -57,6 +57,8 @@ enum CommandRegistry {
         PayCommands.command,
         WaypointCommands.command,
         ServeCommands.command,
+        AuditCommands.command,
+        PolicyCommands.command,
     ]
 
     /// The `signerkit` group itself.

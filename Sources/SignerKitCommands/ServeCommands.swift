@@ -62,7 +62,9 @@ enum ServeCommands {
                 source, path: "keys[\(index)]", environment: context.io.environment, allowInsecure: allowInsecure)
         }
         let upstream = try await ServeKeys.upstreamClients(configuration)
-        let stores = try await ServeStores.open(configuration, allowInsecure: allowInsecure)
+        let ledger = try await ServeLedger.settings(
+            configuration, environment: context.io.environment, allowInsecure: allowInsecure)
+        let stores = try await ServeStores.open(configuration, ledger: ledger, allowInsecure: allowInsecure)
         let policies = try ServeReload.policies(configuration, usage: stores.usage)
         let service: SignerService
         do {
@@ -71,7 +73,9 @@ enum ServeCommands {
                 policies: policies,
                 journal: stores.journal, idempotency: stores.idempotency, audit: stores.auditTrail,
                 heldRequestStore: stores.held,
-                webhook: try ServeApprovals.webhook(configuration, allowInsecure: allowInsecure))
+                webhook: try ServeApprovals.webhook(configuration, allowInsecure: allowInsecure),
+                policySet: try ServeLedger.policySet(configuration),
+                shadowPolicies: try ServeReload.shadowPolicies(configuration))
         } catch {
             throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")
         }

@@ -18,6 +18,18 @@ enum ServeReload {
         }
     }
 
+    /// The policies of the configuration's `shadowPolicyFile` (`nil` without one): decided, never enforced;
+    /// their limits over time count in memory, never in the store the enforced policies charge.
+    static func shadowPolicies(_ configuration: ServiceConfiguration) throws(CommandFailure) -> [any ActionPolicy]? {
+        guard let shadowPolicyFile = configuration.shadowPolicyFile else { return nil }
+        do {
+            return try PolicyFile.policies(
+                jsonText: try PreviewOptions.readFile(shadowPolicyFile), usageStore: MemoryUsageCounterStore())
+        } catch {
+            throw .invalidInput("shadowPolicyFile: \(error)")
+        }
+    }
+
     /// Reloads `service` from the file at `configurationPath`; returns the structured log line saying what
     /// happened. An invalid file changes nothing.
     static func reload(_ service: SignerService, configurationPath: String, usage: any UsageCounterStore) -> String {
@@ -28,7 +40,12 @@ enum ServeReload {
                 throw .invalidInput("\(error)")
             }
             policies = try Self.policies(configuration, usage: usage)
-            do { try service.reload(clients: configuration.clients, policies: policies) } catch {
+            let policySet = try ServeLedger.policySet(configuration)
+            let shadow = try Self.shadowPolicies(configuration)
+            do {
+                try service.reload(
+                    clients: configuration.clients, policies: policies, policySet: policySet, shadow: shadow)
+            } catch {
                 throw .invalidInput("\(error)")
             }
         } catch {
@@ -61,6 +78,7 @@ enum ServeReload {
         if old.store != new.store { changed.append("store") }
         if old.tls != new.tls { changed.append("tls") }
         if old.roninPayers != new.roninPayers { changed.append("roninPayers") }
+        if old.ledger != new.ledger { changed.append("ledger") }
         return changed
     }
 

@@ -69,9 +69,12 @@ struct ServeStores: Sendable {
     }
 
     /// Opens the stores of `configuration` (errors name the member of the configuration).
-    static func open(_ configuration: ServiceConfiguration, allowInsecure: Bool) async throws(CommandFailure)
-        -> ServeStores
-    {
+    ///
+    /// With `ledger`, the audit records are a ledger wherever they are kept: the `auditLog` file and the
+    /// PostgreSQL store each keep one, and with the SQLite store and no `auditLog` the SQLite file does.
+    static func open(
+        _ configuration: ServiceConfiguration, ledger: AuditLedgerSettings? = nil, allowInsecure: Bool
+    ) async throws(CommandFailure) -> ServeStores {
         var trails: [any AuditTrail] = []
         let journal: any TransactionJournal
         let idempotency: any IdempotencyStore
@@ -105,12 +108,19 @@ struct ServeStores: Sendable {
             do { held = try await PostgresHeldRequestStore(configuration: postgres) } catch {
                 throw .invalidInput("configuration: store.postgres: \(error)")
             }
-            do { trails.append(try await PostgresAuditTrail(configuration: postgres)) } catch {
+            do { trails.append(try await PostgresAuditTrail(configuration: postgres, ledger: ledger)) } catch {
                 throw .invalidInput("configuration: store.postgres: \(error)")
             }
         }
+        if case .sqlite(let path) = configuration.store, let ledger, configuration.auditLog == nil {
+            do { trails.append(try SQLiteAuditTrail(path: path, ledger: ledger)) } catch {
+                throw .invalidInput("configuration: store.sqlite: \(error)")
+            }
+        }
         if let path = configuration.auditLog {
-            do { trails.append(try AuditLog(path: path)) } catch { throw .invalidInput("configuration: \(error)") }
+            do { trails.append(try AuditLog(path: path, ledger: ledger)) } catch {
+                throw .invalidInput("configuration: \(error)")
+            }
         }
         let trail: (any AuditTrail)? =
             switch trails.count {

@@ -9,10 +9,16 @@ import SignerKit
 /// code, result hash); `record` holds the call's whole ``CallRecord/json`` object as `jsonb`. A request's rows
 /// are one transaction, committed before ``append(_:requestID:at:)`` returns `true`. Text the server cannot
 /// store (a NUL character, which a caller may put in a method name) is kept with U+FFFD in its place.
+///
+/// With a ledger, the same transaction also seals the request's records into `signerkit_ledger` (one chain for
+/// every instance; see ``PostgresAuditTrail/receipts(requestID:)``), and signed checkpoints go to
+/// `signerkit_ledger_checkpoints`.
 public final class PostgresAuditTrail: AuditTrail {
     /// The database.
     public let configuration: PostgresConfiguration
-    private let database: PostgresDatabase
+    let database: PostgresDatabase
+    /// The ledger, when the trail is one.
+    let ledger: PostgresLedger?
 
     static let schema = [
         """
@@ -25,26 +31,42 @@ public final class PostgresAuditTrail: AuditTrail {
         "CREATE INDEX IF NOT EXISTS signerkit_audit_request ON signerkit_audit (request_id)",
     ]
 
-    /// Connects to the database of `configuration` and creates the table when it is missing.
+    /// Connects to the database of `configuration` and creates the table when it is missing; with `ledger`,
+    /// the ledger's tables too, and reads the records already in the ledger (written by any instance).
     ///
-    /// - Throws: ``AuditTrailError`` naming the server and its message (never the password).
-    public init(configuration: PostgresConfiguration) async throws(AuditTrailError) {
+    /// - Throws: ``AuditTrailError`` naming the server and its message (never the password), or the first
+    ///   stored ledger record that does not follow on from the one before it.
+    public init(configuration: PostgresConfiguration, ledger: AuditLedgerSettings? = nil) async throws(AuditTrailError)
+    {
         self.configuration = configuration
         database = PostgresDatabase(configuration: configuration)
-        do { try await database.createSchema(Self.schema) } catch {
+        self.ledger = ledger.map(PostgresLedger.init(settings:))
+        do {
+            try await database.createSchema(Self.schema + (ledger == nil ? [] : PostgresLedger.schema))
+            if let opened = self.ledger {
+                try await database.transaction { connection throws(PostgresError) in
+                    try opened.catchUp(on: connection)
+                }
+            }
+        } catch {
             throw AuditTrailError("audit trail \(error)")
         }
     }
 
-    /// Inserts one row per record of request `requestID`, in one transaction.
+    /// Inserts one row per record of request `requestID`, in one transaction; with a ledger, the records sealed
+    /// into it in the same transaction, then the checkpoint that is due, if one is.
     ///
     /// - Returns: whether the rows were committed (the caller must not answer otherwise).
     public func append(_ records: [CallRecord], requestID: String, at time: Date) async -> Bool {
         let rows = records.enumerated().map { index, record in
             Self.parameters(record, call: index, requestID: requestID, time: time)
         }
+        let ledger = self.ledger
+        let objects =
+            ledger == nil || records.isEmpty ? [] : CallRecord.auditObjects(records, requestID: requestID, at: time)
+        let sealed: PostgresLedger.Sealed?
         do {
-            try await database.transaction { connection throws(PostgresError) in
+            sealed = try await database.transaction { connection throws(PostgresError) -> PostgresLedger.Sealed? in
                 for row in rows {
                     try connection.execute(
                         """
@@ -54,11 +76,18 @@ public final class PostgresAuditTrail: AuditTrail {
                         $9::jsonb)
                         """, row)
                 }
+                guard let ledger, !objects.isEmpty else { return nil }
+                return try ledger.seal(objects, requestID: Self.storable(requestID), on: connection)
             }
-            return true
         } catch {
             return false
         }
+        // Records appended while a checkpoint was signed may make the next one due at once.
+        var next = ledger.flatMap { ledger in sealed.flatMap { ledger.stored($0) } }
+        while let ledger, let checkpoint = next, (try? await storeCheckpoint(checkpoint, in: ledger)) != nil {
+            next = ledger.due(checkpointed: checkpoint.size)
+        }
+        return true
     }
 
     /// The statement parameters of one record.
@@ -79,7 +108,7 @@ public final class PostgresAuditTrail: AuditTrail {
     }
 
     /// `text` with every NUL replaced by U+FFFD (PostgreSQL's `text` and `jsonb` refuse NUL).
-    private static func storable(_ text: String) -> String {
+    static func storable(_ text: String) -> String {
         guard text.unicodeScalars.contains("\0") else { return text }
         return String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }))
     }

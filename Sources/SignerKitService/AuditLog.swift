@@ -21,7 +21,7 @@ import Synchronization
 /// so no torn line stays behind.
 public final class AuditLog: AuditTrail {
     /// What the writers and the syncing thread share.
-    private struct State {
+    struct State {
         var descriptor: Int32
         /// Appends written so far (each request's lines count once).
         var written: UInt64 = 0
@@ -33,9 +33,11 @@ public final class AuditLog: AuditTrail {
         var failed = false
         /// Requests waiting for their append to be synced.
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        /// The ledger, when the log is one.
+        var ledger: AuditLogLedger?
     }
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let syncQueue = DispatchQueue(label: "signerkit.audit-log.fsync")
     /// The file.
     public let path: String
@@ -44,16 +46,25 @@ public final class AuditLog: AuditTrail {
     /// fails part-way, as a full disk does).
     package typealias Writer = @Sendable (String, Int32) -> Bool
 
-    private let write: Writer
+    let write: Writer
+    /// The ledger's settings, when the log is a ledger.
+    let ledgerSettings: AuditLedgerSettings?
 
     /// Opens (creating with mode 0600) `path` for appending. A file whose last line was cut short (a crash or a
     /// full disk while it was written) gets a newline and a `{"event":"torn-line",…}` line first, so the next
     /// record starts on a line of its own and a reader sees that the line before is not a record.
     ///
     /// - Throws: ``ServiceConfigurationError`` at `auditLog` when it cannot be opened or repaired.
-    public convenience init(path: String) throws(ServiceConfigurationError) {
+    /// With `ledger`, every record is a leaf of the log's Merkle tree (``LedgerEntry``: `seq` and `prev` come
+    /// first) and a signed checkpoint line follows every `checkpointEvery` records; the records already in the
+    /// file are read back into the tree, and a file that holds lines written without a ledger, or whose records
+    /// do not follow on from each other, is refused.
+    ///
+    /// - Throws: ``ServiceConfigurationError`` at `auditLog` when it cannot be opened, repaired or read as a
+    ///   ledger.
+    public convenience init(path: String, ledger: AuditLedgerSettings? = nil) throws(ServiceConfigurationError) {
         try self.init(
-            path: path,
+            path: path, ledger: ledger,
             writer: { text, descriptor in
                 if case .success = POSIXIO.writeAll(text, to: descriptor) { return true }
                 return false
@@ -61,29 +72,44 @@ public final class AuditLog: AuditTrail {
     }
 
     /// An audit log writing through `writer`.
-    package init(path: String, writer: @escaping Writer) throws(ServiceConfigurationError) {
+    package init(path: String, ledger: AuditLedgerSettings? = nil, writer: @escaping Writer)
+        throws(ServiceConfigurationError)
+    {
         let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw ServiceConfigurationError(
                 path: "auditLog",
                 problem: "cannot open \(EchoedText.abbreviated(path)): \(String(cString: strerror(errno)))")
         }
+        var ledgerState: AuditLogLedger?
+        if let ledger {
+            do { ledgerState = try AuditLogLedger(reading: fd, settings: ledger) } catch {
+                close(fd)
+                throw ServiceConfigurationError(path: "auditLog", problem: "\(EchoedText.abbreviated(path)): \(error)")
+            }
+        }
         if Self.endsTorn(fd) {
-            let marker = JSONValue.object(
-                JSONObject([
-                    "time": .string(Self.timestamp(Date())), "event": .string("torn-line"),
-                    "problem": .string(
-                        "the line before was cut short by a crash or a failed write; it is not a record"),
-                ]))
-            guard writer("\n" + marker.serialized + "\n", fd), fsync(fd) == 0 else {
+            let marker = JSONObject([
+                "time": .string(Self.timestamp(Date())), "event": .string("torn-line"),
+                "problem": .string(
+                    "the line before was cut short by a crash or a failed write (if only by its newline); it is not counted as a record"
+                ),
+            ])
+            var text = JSONValue.object(marker).serialized
+            let entries = ledgerState?.chain.sealed([marker])
+            if let entries { text = entries[0].text }
+            let end = lseek(fd, 0, SEEK_END)
+            guard writer("\n" + text + "\n", fd), fsync(fd) == 0 else {
                 close(fd)
                 throw ServiceConfigurationError(
                     path: "auditLog", problem: "cannot repair the torn last line of \(EchoedText.abbreviated(path))")
             }
+            if let entries { ledgerState?.stored(entries, at: Int(end) + 1, requestID: nil) }
         }
         self.path = path
         write = writer
-        state = Mutex(State(descriptor: fd))
+        ledgerSettings = ledger
+        state = Mutex(State(descriptor: fd, ledger: ledgerState))
     }
 
     /// Whether the file at `descriptor` is not empty and does not end with a newline.
@@ -100,22 +126,48 @@ public final class AuditLog: AuditTrail {
     ///
     /// - Returns: whether the lines were written and synced (the caller must not answer otherwise).
     public func append(_ records: [CallRecord], requestID: String, at time: Date) async -> Bool {
-        let text = Self.lines(records, requestID: requestID, at: time)
-        let sequence: UInt64? = state.withLock { state in
-            guard !state.failed else { return nil }
-            let end = lseek(state.descriptor, 0, SEEK_END)
-            guard write(text, state.descriptor) else {
-                // Cut a part-written line back off, so the file holds whole lines only (a restart repairs what
-                // this cannot: see init).
-                if end >= 0 { _ = ftruncate(state.descriptor, end) }
-                state.failed = true
-                return nil
-            }
-            state.written += 1
-            return state.written
+        guard let ledgerSettings else {
+            let text = Self.lines(records, requestID: requestID, at: time)
+            guard let sequence = state.withLock({ Self.writeLocked(text, to: &$0, with: write) }) else { return false }
+            return await synced(sequence)
         }
-        guard let sequence else { return false }
-        return await withCheckedContinuation { continuation in
+        let texts = Self.objects(records, requestID: requestID, at: time).map { JSONValue.object($0).serialized }
+        let written: (sequence: UInt64, due: Checkpoint?)? = state.withLock { state in
+            // Taken out of the state while it changes, so its tree is never copied.
+            guard var ledger = state.ledger.take() else { return nil }
+            defer { state.ledger = ledger }
+            let entries = ledger.chain.sealed(texts: texts)
+            let end = lseek(state.descriptor, 0, SEEK_END)
+            guard let sequence = Self.writeLocked(entries.map { $0.text + "\n" }.joined(), to: &state, with: write)
+            else { return nil }
+            ledger.stored(entries, at: Int(end), requestID: requestID)
+            return (sequence, ledger.dueCheckpoint(ledgerSettings))
+        }
+        guard let written else { return false }
+        var sequence = written.sequence
+        if let due = written.due, let checkpointed = await writeDueCheckpoints(due) { sequence = checkpointed }
+        return await synced(sequence)
+    }
+
+    /// Writes `text` at the end of the file (the caller holds the lock); the append's sequence number, or `nil`
+    /// when the log failed now or before.
+    static func writeLocked(_ text: String, to state: inout State, with write: Writer) -> UInt64? {
+        guard !state.failed else { return nil }
+        let end = lseek(state.descriptor, 0, SEEK_END)
+        guard write(text, state.descriptor) else {
+            // Cut a part-written line back off, so the file holds whole lines only (a restart repairs what
+            // this cannot: see init).
+            if end >= 0 { _ = ftruncate(state.descriptor, end) }
+            state.failed = true
+            return nil
+        }
+        state.written += 1
+        return state.written
+    }
+
+    /// Waits until append `sequence` is on disk; whether it is.
+    func synced(_ sequence: UInt64) async -> Bool {
+        await withCheckedContinuation { continuation in
             let startSync: Bool = state.withLock { state in
                 if state.synced >= sequence {
                     continuation.resume(returning: true)
@@ -165,56 +217,14 @@ public final class AuditLog: AuditTrail {
 
     /// The lines of one request.
     static func lines(_ records: [CallRecord], requestID: String, at time: Date) -> String {
-        let stamp = timestamp(time)
-        var text = ""
-        for (index, record) in records.enumerated() {
-            var object = JSONObject([
-                "time": .string(stamp), "requestId": .string(requestID), "call": .number(String(index)),
-            ])
-            for member in record.json.members { object[member.key] = member.value }
-            text += JSONValue.object(object).serialized + "\n"
-        }
-        return text
+        objects(records, requestID: requestID, at: time).map { JSONValue.object($0).serialized + "\n" }.joined()
     }
 
-    /// RFC 3339 UTC to the nearest millisecond, e.g. `2026-12-05T01:26:20.709Z`: written digit by digit
-    /// from `gmtime_r`, since every request's log line has one (a Foundation format style costs several
-    /// microseconds each).
-    package static func timestamp(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let (whole, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        var seconds = time_t(whole)
-        var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
-        return String(unsafeUninitializedCapacity: 24) { buffer in
-            var position = 0
-            func put(_ value: Int, digits: Int) {
-                var remaining = value
-                for offset in stride(from: digits - 1, through: 0, by: -1) {
-                    buffer[position + offset] = UInt8(ascii: "0") + UInt8(remaining % 10)
-                    remaining /= 10
-                }
-                position += digits
-            }
-            func put(_ character: Unicode.Scalar) {
-                buffer[position] = UInt8(ascii: character)
-                position += 1
-            }
-            put(Int(parts.tm_year) + 1900, digits: 4)
-            put("-")
-            put(Int(parts.tm_mon) + 1, digits: 2)
-            put("-")
-            put(Int(parts.tm_mday), digits: 2)
-            put("T")
-            put(Int(parts.tm_hour), digits: 2)
-            put(":")
-            put(Int(parts.tm_min), digits: 2)
-            put(":")
-            put(Int(parts.tm_sec), digits: 2)
-            put(".")
-            put(Int(fraction), digits: 3)
-            put("Z")
-            return position
-        }
+    /// The records of one request as the objects its lines hold (``CallRecord/auditObjects(_:requestID:at:)``).
+    static func objects(_ records: [CallRecord], requestID: String, at time: Date) -> [JSONObject] {
+        CallRecord.auditObjects(records, requestID: requestID, at: time)
     }
+
+    /// RFC 3339 UTC to the nearest millisecond (``AuditTimestamp/rfc3339(_:)``).
+    package static func timestamp(_ date: Date) -> String { AuditTimestamp.rfc3339(date) }
 }

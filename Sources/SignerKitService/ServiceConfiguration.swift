@@ -29,6 +29,10 @@ public struct ServiceConfiguration: Sendable {
     public var defaultChain: ChainID?
     /// A policy file (`policyFile`), as `signerkit sign --policy` reads.
     public var policyFile: String?
+    /// A policy file loaded in shadow (`shadowPolicyFile`): what it decides on each signing call is written in
+    /// the call's audit record (`shadow`) and never enforced — a candidate policy seen at work before it is
+    /// deployed.
+    public var shadowPolicyFile: String?
     /// Whether `eth_sign` (raw-hash signing) is served (`enableEthSign`, default false).
     public var enablesEthSign: Bool
     /// HTTPS (`tls`: `{"certificateFile": P, "keyFile": P}`, PEM): without it the service speaks plain HTTP on
@@ -55,6 +59,8 @@ public struct ServiceConfiguration: Sendable {
     public var safes: [ServiceSafe] = []
     /// How held requests are kept and reported (`approvals`; the rules are the policy file's `approvalRules`).
     public var approvals = ServiceApprovals()
+    /// The audit ledger (`ledger`): records as leaves of a Merkle tree with signed checkpoints.
+    public var ledger: ServiceLedger?
 
     /// The methods passed through by default: reads of chain state a wallet needs around signing.
     public static let defaultPassThrough: Set<String> = [
@@ -83,7 +89,7 @@ public struct ServiceConfiguration: Sendable {
     /// The members a configuration may have.
     public static let members = [
         "listen", "keys", "clients", "upstream", "chainId", "policyFile", "enableEthSign", "limits", "auditLog",
-        "journal", "tls", "store", "passThrough", "roninPayers", "safes", "approvals",
+        "journal", "tls", "store", "passThrough", "roninPayers", "safes", "approvals", "ledger", "shadowPolicyFile",
     ]
 
     /// Reads the configuration at `path`.
@@ -128,6 +134,7 @@ public struct ServiceConfiguration: Sendable {
             defaultChain = upstream.count == 1 ? upstream.keys.first : nil
         }
         policyFile = try root["policyFile"].ifPresent?.filePath(relativeTo: folder)
+        shadowPolicyFile = try root["shadowPolicyFile"].ifPresent?.filePath(relativeTo: folder)
         enablesEthSign = try root["enableEthSign"].ifPresent?.bool() ?? false
         auditLog = try root["auditLog"].ifPresent?.filePath(relativeTo: folder)
         if let store = root["store"].ifPresent {
@@ -164,6 +171,9 @@ public struct ServiceConfiguration: Sendable {
             try root["approvals"].ifPresent.map { (json) throws(ServiceConfigurationError) in
                 try ServiceApprovals(json, folder: folder)
             } ?? ServiceApprovals()
+        ledger = try root["ledger"].ifPresent.map { (json) throws(ServiceConfigurationError) in
+            try ServiceLedger(json, folder: folder)
+        }
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`, with an IP literal (no host names: the service binds exactly what it is told),

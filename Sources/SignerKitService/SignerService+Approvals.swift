@@ -203,7 +203,7 @@ extension SignerService {
                     guard let audit, prepared.requests.contains(where: { $0.method == .sendTransaction }) else {
                         return nil
                     }
-                    var intent = CallRecord(client: request.initiator, method: request.method)
+                    var intent = self.auditRecord(client: request.initiator, method: request.method)
                     intent.heldRequest = request.id
                     intent.requestID = requestID
                     intent.note(prepared.requests)
@@ -229,7 +229,7 @@ extension SignerService {
         let expired = (try? await heldRequests.expireDue().count) ?? 0
         var signed = 0
         for request in (try? await heldRequests.dueForSigning()) ?? [] {
-            var record = CallRecord(client: request.initiator, method: request.method)
+            var record = auditRecord(client: request.initiator, method: request.method)
             record.requestID = RequestIDs.next()
             record.heldRequest = request.id
             let start = clock.now

@@ -50,6 +50,8 @@ extension SignerService {
             return await reject(call, client: client, record: &record)
         case "signerkit_heldRequests":
             return await heldRequestList(call, client: client)
+        case "signerkit_receipt":
+            return await receipt(call, client: client)
         case "wallet_getCapabilities":
             return await capabilities(call, client: client, deadline: deadline)
         case "wallet_sendCalls":
@@ -194,6 +196,7 @@ extension SignerService {
     ) async -> Result<[JSONValue], JSONRPCError> {
         let dispatcher = self.dispatcher
         let calledAs = record.method
+        noteForReplay(actions, client: client, record: &record)
         let prepared: PreparedActions
         do {
             prepared = try await dispatcher.prepare(actions: actions, caller: client.name) { request in

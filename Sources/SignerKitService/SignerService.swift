@@ -32,6 +32,11 @@ public final class SignerService: Sendable {
     private let backends: [any WalletRpcSigner]
     private let dispatchConfiguration: DispatchConfiguration
     private let current: Mutex<Current>
+    /// SHA-256 of the policy file in force (``reload(clients:policies:policySet:)`` replaces it).
+    private let policySetHash: Mutex<Bytes32?>
+    /// The policies loaded in shadow: decided on every signing call, written in its audit record, never
+    /// enforced (``reload(clients:policies:policySet:shadow:)`` replaces them).
+    private let shadowJudge: Mutex<PolicyJudge?>
 
     /// What a reload replaces: requests already running finish with what they started with.
     private struct Current {
@@ -54,9 +59,12 @@ public final class SignerService: Sendable {
         journal: (any TransactionJournal)? = nil, idempotency: (any IdempotencyStore)? = nil,
         audit: (any AuditTrail)? = nil, heldRequestStore: (any HeldRequestStore)? = nil,
         webhook: ApprovalWebhook? = nil, clock: any SignerClock = SystemClock(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, policySet: Bytes32? = nil,
+        shadowPolicies: [any ActionPolicy]? = nil
     ) throws(ServiceConfigurationError) {
         self.clock = clock
+        policySetHash = Mutex(policySet)
+        shadowJudge = Mutex(shadowPolicies.map { PolicyJudge(policies: $0) })
         heldRequests = HeldRequests(
             store: heldRequestStore ?? MemoryHeldRequestStore(), clock: clock, now: now,
             pollInterval: configuration.approvals.pollInterval,
@@ -175,7 +183,10 @@ public final class SignerService: Sendable {
     /// finish under the old ones, every later request uses the new ones. Keys, nodes and limits stay.
     ///
     /// - Throws: ``ServiceConfigurationError`` (nothing is replaced) when `clients` is empty or repeats a name.
-    public func reload(clients: [ServiceClient], policies: [any ActionPolicy]) throws(ServiceConfigurationError) {
+    public func reload(
+        clients: [ServiceClient], policies: [any ActionPolicy], policySet: Bytes32? = nil,
+        shadow: [any ActionPolicy]? = nil
+    ) throws(ServiceConfigurationError) {
         guard !clients.isEmpty else { throw .init(path: "clients", problem: "at least one client is needed") }
         try ServiceClient.requireDistinct(clients)
         try Self.requireApprovers(for: policies, among: clients)
@@ -184,6 +195,24 @@ public final class SignerService: Sendable {
             configuration: dispatchConfiguration,
             policies: policies)
         current.withLock { $0 = Current(dispatcher: dispatcher, clients: clients) }
+        policySetHash.withLock { $0 = policySet }
+        shadowJudge.withLock { $0 = shadow.map { PolicyJudge(policies: $0) } }
+    }
+
+    /// Notes in `record` what a replay or a shadow policy needs of a signing call of `actions` by `client`:
+    /// the actions themselves when the service keeps a ledger, and the shadow policies' verdicts.
+    func noteForReplay(_ actions: [WalletRpcAction], client: ServiceClient, record: inout CallRecord) {
+        if configuration.ledger != nil { record.actions = actions }
+        if let judge = shadowJudge.withLock({ $0 }) {
+            record.shadowVerdicts = judge.verdicts(actions, caller: client.name)
+        }
+    }
+
+    /// A new audit record of `client` calling `method`, stamped with the policy set in force.
+    func auditRecord(client: String, method: String) -> CallRecord {
+        var record = CallRecord(client: client, method: method)
+        record.policySet = policySetHash.withLock { $0 }
+        return record
     }
 
     /// The client whose token this is (`Authorization: Bearer <token>`), compared by SHA-256 in constant time.
@@ -262,11 +291,11 @@ public final class SignerService: Sendable {
         let start = clock.now
         switch ServiceCall.read(value) {
         case .failure(let error):
-            var record = CallRecord(client: client.name, method: value["method"]?.stringValue ?? "")
+            var record = auditRecord(client: client.name, method: value["method"]?.stringValue ?? "")
             record.errorCode = error.code
             return (ServiceCall.answer(id: value["id"], result: .failure(error)), record)
         case .success(let call):
-            var record = CallRecord(client: client.name, method: call.method)
+            var record = auditRecord(client: client.name, method: call.method)
             record.requestID = requestID
             let result: Result<JSONValue, JSONRPCError>
             if start >= deadline {

@@ -30,7 +30,7 @@ public enum MerkleHash {
     }
 
     /// SHA-256 through libgcrypt (`SecureMemory.SHA256`, which `Secp256k1` re-exports).
-    static func sha256(_ bytes: [UInt8]) -> Bytes32 {
+    public static func sha256(_ bytes: [UInt8]) -> Bytes32 {
         let digest = SHA256.hash(bytes)
         return Bytes32 { buffer in buffer.copyBytes(from: digest) }
     }

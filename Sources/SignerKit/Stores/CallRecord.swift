@@ -50,6 +50,14 @@ public struct CallRecord: Sendable {
     public var intent = false
     /// The held request the call made, decided on or signed (`heldRequest` in the audit record).
     public var heldRequest: String?
+    /// The actions the call asked to sign, kept in the record only when the service keeps them (with a
+    /// ledger): what `signerkit policy replay` decides again under another policy file (`actions`).
+    public var actions: [WalletRpcAction] = []
+    /// What the policy file loaded in shadow decided on the call (`shadow`), never enforced: `nil` without one.
+    public var shadowVerdicts: [PolicyVerdict]?
+    /// SHA-256 of the policy file in force when the call was answered (`policySet`; `nil`: none), so a ledger
+    /// receipt says which policies a signature was made under.
+    public var policySet: Bytes32?
     /// The HTTP request the call came in (not part of the record: trails store it beside it).
     package var requestID = ""
 
@@ -106,6 +114,18 @@ public struct CallRecord: Sendable {
         ])
         if let errorCode { object["code"] = .number(String(errorCode)) }
         if let resultHash { object["resultHash"] = .string(resultHash.hex) }
+        if !actions.isEmpty {
+            object["actions"] = .array(
+                actions.map { action in
+                    .object(
+                        JSONObject([
+                            "chainId": .string(action.chainId.description), "method": .string(action.method),
+                            "params": .string(action.params),
+                        ]))
+                })
+        }
+        if let shadowVerdicts { object["shadow"] = .array(shadowVerdicts.map { .object($0.json) }) }
+        if let policySet { object["policySet"] = .string(LedgerEntry.plainHex(policySet)) }
         if let heldRequest { object["heldRequest"] = .string(EchoedText.abbreviated(heldRequest)) }
         if let idempotencyProblem { object["idempotencyProblem"] = .string(EchoedText.abbreviated(idempotencyProblem)) }
         return object

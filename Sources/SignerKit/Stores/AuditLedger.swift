@@ -1,0 +1,104 @@
+import EthereumPrimitives
+import Foundation
+
+/// How an audit trail keeps its ledger (the service configuration's `ledger`): the key that signs
+/// checkpoints, the log's origin (the checkpoints' first line and the key's name in their signature line), how
+/// many records a checkpoint follows at most, and the clock checkpoints take their time from.
+public struct AuditLedgerSettings: Sendable {
+    /// The checkpoint key (any SignerKit key source).
+    public let signer: any PrehashSigner
+    /// The log's origin, e.g. `signer.example.com/audit`.
+    public let origin: String
+    /// A checkpoint is signed once this many records were added since the last one.
+    public let checkpointEvery: Int
+    /// The time a checkpoint carries (an injected clock: tests pass a manual one).
+    public let now: @Sendable () -> Date
+
+    /// Settings signing with `signer` every `checkpointEvery` records.
+    public init(
+        signer: any PrehashSigner, origin: String = "signerkit/audit", checkpointEvery: Int,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.signer = signer
+        self.origin = origin
+        self.checkpointEvery = max(1, checkpointEvery)
+        self.now = now
+    }
+
+    /// The checkpoint of `chain` at `treeSize` records (its current size when `nil`), at ``now``.
+    ///
+    /// - Throws: ``AuditLedgerError/checkpoint(_:)``.
+    public func checkpoint(of chain: LedgerChain, treeSize: Int? = nil) throws(AuditLedgerError) -> Checkpoint {
+        do {
+            return try chain.checkpoint(
+                origin: origin, treeSize: treeSize, time: Int64(now().timeIntervalSince1970.rounded(.down)))
+        } catch { throw .checkpoint(error.description) }
+    }
+
+    /// Signs `checkpoint` as a note (``SignedNote``) whose key name is the origin.
+    ///
+    /// - Throws: ``AuditLedgerError/checkpoint(_:)``.
+    public func sign(_ checkpoint: Checkpoint) async throws(AuditLedgerError) -> SignedCheckpoint {
+        do {
+            let note = try await SignedNote.sign(checkpoint, with: signer, keyName: origin)
+            return SignedCheckpoint(checkpoint: checkpoint, note: note.text)
+        } catch { throw .checkpoint(error.description) }
+    }
+
+    /// Whether a ledger of `size` records whose newest checkpoint is of `checkpointed` records is due one.
+    public func isDue(size: Int, checkpointed: Int) -> Bool { size - checkpointed >= checkpointEvery }
+}
+
+/// A checkpoint and the text of the signed note that carries it.
+public struct SignedCheckpoint: Sendable, Equatable {
+    /// The checkpoint.
+    public let checkpoint: Checkpoint
+    /// The signed note's text (what a log stores and an auditor verifies).
+    public let note: String
+
+    /// A signed checkpoint.
+    public init(checkpoint: Checkpoint, note: String) {
+        self.checkpoint = checkpoint
+        self.note = note
+    }
+}
+
+/// An audit trail that is a ledger: it answers receipts for the records it stored.
+public protocol AuditLedger: AuditTrail {
+    /// The receipts of request `requestID`'s records, in call order; each proves inclusion in the newest
+    /// checkpoint, or in a checkpoint signed now when none covers it yet.
+    ///
+    /// - Throws: ``AuditLedgerError/unknownRequest(_:)`` or another ``AuditLedgerError``.
+    func receipts(requestID: String) async throws(AuditLedgerError) -> [LedgerReceipt]
+
+    /// The receipt of record `leaf`, for the checkpoint of size `treeSize` (one the ledger signed), or as
+    /// ``receipts(requestID:)`` chooses when `nil`.
+    ///
+    /// - Throws: ``AuditLedgerError``.
+    func receipt(leaf: Int, treeSize: Int?) async throws(AuditLedgerError) -> LedgerReceipt
+}
+
+/// Why a ledger could not answer or sign.
+public enum AuditLedgerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No record of this request id (abbreviated) is in the ledger.
+    case unknownRequest(String)
+    /// No record has this leaf index (the ledger holds `size`).
+    case unknownLeaf(Int, size: Int)
+    /// No checkpoint of this size that covers the leaf was signed.
+    case unknownCheckpoint(Int)
+    /// A checkpoint could not be made or signed.
+    case checkpoint(String)
+    /// The store could not be read.
+    case store(String)
+
+    /// A one-line explanation.
+    public var description: String {
+        switch self {
+        case .unknownRequest(let id): "no audit record of request \"\(id)\" is in the ledger"
+        case .unknownLeaf(let leaf, let size): "no record \(leaf): the ledger holds \(size)"
+        case .unknownCheckpoint(let size): "no signed checkpoint of size \(size) covers the record"
+        case .checkpoint(let problem): "the checkpoint could not be signed: \(problem)"
+        case .store(let problem): "the ledger could not be read: \(problem)"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import EthereumPrimitives
+import SignerKit
+import SignerKitService
+
+/// The audit ledger of `signerkit serve` (`ledger` in the configuration): its checkpoint key, loaded the way
+/// `keys` are, and the policy-set hash the records carry.
+enum ServeLedger {
+    /// The ledger's settings, or `nil` when the configuration has no `ledger` (errors name `ledger.…`).
+    static func settings(
+        _ configuration: ServiceConfiguration, environment: [String: String], allowInsecure: Bool
+    ) async throws(CommandFailure) -> AuditLedgerSettings? {
+        guard let ledger = configuration.ledger else { return nil }
+        let path = "ledger.checkpointKey"
+        let signers = try await ServeKeys.signers(
+            ledger.checkpointKey, path: path, environment: environment, allowInsecure: allowInsecure)
+        guard signers.count == 1, let signer = signers.first else {
+            throw .invalidInput("configuration: \(path): names \(signers.count) keys; one key signs checkpoints")
+        }
+        return AuditLedgerSettings(signer: signer, origin: ledger.origin, checkpointEvery: ledger.checkpointEvery)
+    }
+
+    /// SHA-256 of the policy file's bytes (what `sha256sum` prints for it), or `nil` without a policy file.
+    static func policySet(_ configuration: ServiceConfiguration) throws(CommandFailure) -> Bytes32? {
+        guard let policyFile = configuration.policyFile else { return nil }
+        return MerkleHash.sha256(try FileAccess.readAll(policyFile))
+    }
+}
