@@ -92,10 +92,16 @@ package struct ServiceHTTPHandler: Sendable {
         case .success(let found): key = found
         case .failure(let problem): return refuse(400, problem.message, client: client, exchange: exchange)
         }
+        var response: HTTPServerResponse
         if let key, let store = service.idempotency {
-            return await once(request, client: client, key: key, store: store, exchange: exchange)
+            response = await once(request, client: client, key: key, store: store, exchange: exchange)
+        } else {
+            response = await run(request.body, client: client, key: key, exchange: exchange).response
         }
-        return await run(request.body, client: client, key: key, exchange: exchange).response
+        if response.status == 200, ReceiptHeader.isRequested(request), let ledger = service.ledger {
+            response.headers.append(await ReceiptHeader.field(for: exchange.requestID, in: ledger))
+        }
+        return response
     }
 
     /// Answers and audits a body; `completed` says whether every call succeeded and its audit lines are on

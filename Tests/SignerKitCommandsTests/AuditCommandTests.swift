@@ -2,6 +2,7 @@ import EthereumPrimitives
 import Foundation
 import Secp256k1
 import SignerKit
+import SignerKitHTTP
 import SignerKitTestSupport
 import Testing
 
@@ -75,15 +76,40 @@ struct AuditCommandTests {
             service, "signerkit_receipt", .array([.object(JSONObject(["leaf": .number(String(leaf))]))]))
         #expect(byLeaf["result"]?["entry"] == receipt["entry"], "\(byLeaf)")
 
+        // The receipt in the answer's header, asked for with `SignerKit-Receipt: request`.
+        let headerRequest = HTTPRequest(
+            method: "POST", url: service.url,
+            headers: [
+                HTTPHeader("Content-Type", "application/json"),
+                HTTPHeader("Authorization", "Bearer \(ServeTests.token)"), HTTPHeader("SignerKit-Receipt", "request"),
+            ],
+            body: Array(
+                #"{"jsonrpc":"2.0","id":1,"method":"personal_sign","params":["0x77","\#(Actions.address)"]}"#.utf8),
+            timeout: .seconds(30))
+        let answered = try await serve.transport.send(headerRequest)
+        let header = try #require(answered.header("SignerKit-Receipt"), "\(answered.headers)")
+        let decoded = try #require(Base64URL.decode(header))
+        let inHeader = try #require(try JSONValue(parsing: String(decoding: decoded, as: UTF8.self)).arrayValue?.first)
+        let headerReceipt = try directory.write("header-receipt.json", inHeader.serialized)
+        let headerCheckpoint = try directory.write(
+            "header-checkpoint.txt", try #require(inHeader["checkpoint"]?.stringValue))
+        let fromHeader = try await Binary.run([
+            "audit", "verify", "--receipt", headerReceipt, "--checkpoint", headerCheckpoint, "--checkpoint-key",
+            Self.checkpointAddress,
+        ])
+        #expect(fromHeader.status == 0, "\(fromHeader)")
+        // Without the request header, no receipt header.
+        let plain = try await serve.post(service, #"{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}"#)
+        #expect(plain.header("SignerKit-Receipt") == nil)
+
         #expect(await service.stop() == 0)
         let log = directory.path("audit.jsonl")
         let verified = try await Binary.run([
             "audit", "verify", "--log", log, "--checkpoint-key", Self.checkpointAddress,
         ])
         #expect(verified.status == 0, "\(verified)")
-        // 5 signatures, the receipt call, the by-leaf call: 7 records; checkpoints after 2, 4 (and 5 for the
-        // receipt), 6.
-        #expect(verified.stdout.hasPrefix("verified 7 records, "), "\(verified)")
+        // 5 signatures, the receipt call, the by-leaf call, the signature with its receipt header, eth_chainId.
+        #expect(verified.stdout.hasPrefix("verified 9 records, "), "\(verified)")
 
         // One byte of record 2 changed (still valid JSON): record 3's prev no longer matches (record 3 comes
         // before the checkpoint of 4 records, which would fail too).
