@@ -134,6 +134,10 @@ enum ServeCommands {
         defer { recovery?.cancel() }
         let heldSweep = Task { await ServeApprovals.sweep(service, log: { io.writeStandardError($0 + "\n") }) }
         defer { heldSweep.cancel() }
+        let checkpoints = Task {
+            await ServeLedger.checkpointByTime(stores.auditTrail, settings: ledger, clock: service.clock)
+        }
+        defer { checkpoints.cancel() }
         defer { withExtendedLifetime(instanceLock) {} }
         while !StopSignal.requested {
             if ReloadSignal.take() {

@@ -16,7 +16,25 @@ enum ServeLedger {
         guard signers.count == 1, let signer = signers.first else {
             throw .invalidInput("configuration: \(path): names \(signers.count) keys; one key signs checkpoints")
         }
-        return AuditLedgerSettings(signer: signer, origin: ledger.origin, checkpointEvery: ledger.checkpointEvery)
+        return AuditLedgerSettings(
+            signer: signer, origin: ledger.origin, checkpointEvery: ledger.checkpointEvery,
+            checkpointInterval: ledger.checkpointInterval)
+    }
+
+    /// Until cancelled: every tenth of the checkpoint interval (at least a second), a checkpoint of every
+    /// ledger among `trail` whose newest is older than the interval while records came in. Sleeps on the
+    /// service's clock.
+    static func checkpointByTime(_ trail: (any AuditTrail)?, settings: AuditLedgerSettings?, clock: any SignerClock)
+        async
+    {
+        guard let interval = settings?.checkpointInterval else { return }
+        let ledgers = AuditTrails.ledgers(in: trail)
+        guard !ledgers.isEmpty else { return }
+        let tick = max(interval / 10, .seconds(1))
+        while !Task.isCancelled {
+            for ledger in ledgers { await ledger.checkpointIfStale() }
+            do { try await clock.sleep(for: tick) } catch { return }
+        }
     }
 
     /// SHA-256 of the policy file's bytes (what `sha256sum` prints for it), or `nil` without a policy file.

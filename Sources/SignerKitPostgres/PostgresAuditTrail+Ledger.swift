@@ -17,11 +17,13 @@ import Synchronization
 final class PostgresLedger: Sendable {
     /// How the ledger is kept (key, origin, checkpoint interval, clock).
     let settings: AuditLedgerSettings
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
         var chain = LedgerChain()
         var signing: Int?
+        /// When this instance last stored a checkpoint, or opened (for the settings' `checkpointInterval`).
+        var lastCheckpointAt: Date
     }
 
     /// The records of one request sealed into the ledger, and the size of the largest checkpoint stored when
@@ -44,7 +46,10 @@ final class PostgresLedger: Sendable {
     static let lock: Int64 = 0x7369_676e_6c65_6467
 
     /// A ledger kept as `settings` say, with no record read yet.
-    init(settings: AuditLedgerSettings) { self.settings = settings }
+    init(settings: AuditLedgerSettings) {
+        self.settings = settings
+        state = Mutex(State(lastCheckpointAt: settings.now()))
+    }
 
     /// Adopts the records stored from the chain's size on (by any instance).
     ///
@@ -90,23 +95,32 @@ final class PostgresLedger: Sendable {
 
     /// The checkpoint due now that one of `checkpointed` records is stored (then marked as being signed), if any.
     func due(checkpointed: Int) -> Checkpoint? {
-        state.withLock { state in
-            guard state.signing == nil, settings.isDue(size: state.chain.size, checkpointed: checkpointed),
-                let due = try? settings.checkpoint(of: state.chain)
-            else { return nil }
-            state.signing = due.size
-            return due
-        }
+        claim { chain, _ in settings.isDue(size: chain.size, checkpointed: checkpointed) }
+    }
+
+    /// The checkpoint to sign by time now that the largest stored is of `checkpointed` records (then marked as
+    /// being signed), if one is due (``AuditLedgerSettings/isStale(size:checkpointed:since:)``).
+    func stale(checkpointed: Int) -> Checkpoint? {
+        claim { chain, since in settings.isStale(size: chain.size, checkpointed: checkpointed, since: since) }
     }
 
     /// A checkpoint of the current size, to sign now (then marked as being signed); `nil` while another is.
-    func checkpointNow() -> Checkpoint? {
+    func checkpointNow() -> Checkpoint? { claim { _, _ in true } }
+
+    /// A checkpoint of the current size when none is being signed and `isWanted` says so (then marked as
+    /// being signed).
+    private func claim(_ isWanted: (LedgerChain, Date) -> Bool) -> Checkpoint? {
         state.withLock { state in
-            guard state.signing == nil, let checkpoint = try? settings.checkpoint(of: state.chain) else { return nil }
+            guard state.signing == nil, isWanted(state.chain, state.lastCheckpointAt),
+                let checkpoint = try? settings.checkpoint(of: state.chain)
+            else { return nil }
             state.signing = checkpoint.size
             return checkpoint
         }
     }
+
+    /// Notes that a checkpoint was stored now.
+    func checkpointStored() { state.withLock { $0.lastCheckpointAt = settings.now() } }
 
     /// Marks the checkpoint of `size` as no longer being signed.
     func doneSigning(_ size: Int) {
@@ -201,6 +215,21 @@ extension PostgresAuditTrail: AuditLedger {
                 ON CONFLICT DO NOTHING
                 """, [.text(String(signed.checkpoint.size)), .text(signed.note)])
         }
+        ledger.checkpointStored()
+    }
+
+    /// Signs a checkpoint when records were added (by any instance) since the newest stored one and the interval
+    /// has passed since this instance last stored one (see ``AuditLedger/checkpointIfStale()``).
+    public func checkpointIfStale() async {
+        guard let ledger, ledger.settings.checkpointInterval != nil,
+            let checkpointed = try? await run({ connection throws(PostgresError) -> Int in
+                try ledger.catchUp(on: connection)
+                return try connection.query("SELECT coalesce(max(size), 0)::text FROM signerkit_ledger_checkpoints")
+                    .first?.text(0).flatMap { Int($0) } ?? 0
+            }),
+            let due = ledger.stale(checkpointed: checkpointed)
+        else { return }
+        try? await storeCheckpoint(due, in: ledger)
     }
 
     /// The receipt of `leaf` from a stored checkpoint: the one of `treeSize`, or the largest that covers the

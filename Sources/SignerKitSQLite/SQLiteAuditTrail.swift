@@ -32,6 +32,8 @@ public final class SQLiteAuditTrail: AuditLedger {
     private struct State {
         var chain: LedgerChain
         var signing: Int?
+        /// When this trail last stored a checkpoint, or opened (for the settings' `checkpointInterval`).
+        var lastCheckpointAt: Date
     }
 
     static let schema = """
@@ -56,7 +58,7 @@ public final class SQLiteAuditTrail: AuditLedger {
         } catch {
             throw AuditTrailError("audit ledger \(error)")
         }
-        state = Mutex(State(chain: chain))
+        state = Mutex(State(chain: chain, lastCheckpointAt: ledger.now()))
     }
 
     /// Seals one record per call of request `requestID` and stores them in one transaction; then signs and
@@ -132,8 +134,31 @@ public final class SQLiteAuditTrail: AuditLedger {
                     """,
                     [.real(Double(signed.checkpoint.size)), .text(signed.note), .real(Double(signed.checkpoint.size))])
             }
+            self.state.withLock { $0.lastCheckpointAt = self.settings.now() }
             return .success(())
         }.get()
+    }
+
+    /// Signs a checkpoint when records were added since the newest stored one and the interval has passed
+    /// (see ``AuditLedger/checkpointIfStale()``).
+    public func checkpointIfStale() async {
+        guard settings.checkpointInterval != nil,
+            let checkpointed = try? await run({ () throws(SQLiteError) -> Int in
+                try self.state.withLock { (state) throws(SQLiteError) in
+                    try Self.adoptNew(into: &state.chain, from: self.database)
+                }
+                return try Self.checkpointedSize(self.database)
+            })
+        else { return }
+        let due = state.withLock { state -> Checkpoint? in
+            guard state.signing == nil,
+                settings.isStale(size: state.chain.size, checkpointed: checkpointed, since: state.lastCheckpointAt),
+                let checkpoint = try? settings.checkpoint(of: state.chain)
+            else { return nil }
+            state.signing = checkpoint.size
+            return checkpoint
+        }
+        if let due { try? await storeCheckpoint(due) }
     }
 
     /// Adds to `chain` the records stored from its size on (appended by other processes).

@@ -19,6 +19,8 @@ struct AuditLogLedger: Sendable {
     var checkpoints: [SignedCheckpoint] = []
     /// The size of the checkpoint being signed, if one is.
     var signing: Int?
+    /// When the newest checkpoint was written, or the log opened (for ``AuditLedgerSettings/checkpointInterval``).
+    var lastCheckpointAt: Date
 
     /// Reads the ledger already in the file at `descriptor`, verifying it as `signerkit audit verify` does
     /// (every record's `seq` and `prev`, every checkpoint's signature and root): a log is only continued when
@@ -26,6 +28,7 @@ struct AuditLogLedger: Sendable {
     ///
     /// - Throws: ``AuditLedgerError/store(_:)`` naming the first record or checkpoint that does not hold.
     init(reading descriptor: Int32, settings: AuditLedgerSettings) throws(AuditLedgerError) {
+        lastCheckpointAt = settings.now()
         let bytes = Self.contents(of: descriptor)
         var verifier = LedgerVerifier(checkpointKey: settings.signer.address)
         var notes: [String] = []
@@ -55,8 +58,6 @@ struct AuditLogLedger: Sendable {
         chain = verifier.verifiedChain
         checkpoints = zip(verifier.verifiedCheckpoints, notes).map { SignedCheckpoint(checkpoint: $0, note: $1) }
     }
-
-    init() {}
 
     /// Notes `entries` written as lines from byte `offset` on, by request `requestID`.
     mutating func stored(_ entries: [LedgerEntry], at offset: Int, requestID: String?) {
@@ -126,10 +127,29 @@ extension AuditLog: AuditLedger {
             var sequence: UInt64?
             if let signed, signed.checkpoint.size > ledger.checkpointedSize {
                 sequence = Self.writeLocked(LedgerLogFile.checkpointLine(signed.note) + "\n", to: &state, with: write)
-                if sequence != nil { ledger.checkpoints.append(signed) }
+                if sequence != nil {
+                    ledger.checkpoints.append(signed)
+                    ledger.lastCheckpointAt = ledgerSettings.now()
+                }
             }
             return (sequence, due ? ledger.dueCheckpoint(ledgerSettings) : nil)
         }
+    }
+
+    /// Signs a checkpoint when records were added since the newest and the interval has passed (see
+    /// ``AuditLedger/checkpointIfStale()``), and waits until its line is on disk.
+    public func checkpointIfStale() async {
+        guard let ledgerSettings else { return }
+        let due: Checkpoint? = state.withLock { state in
+            guard let ledger = state.ledger, ledger.signing == nil,
+                ledgerSettings.isStale(
+                    size: ledger.chain.size, checkpointed: ledger.checkpointedSize, since: ledger.lastCheckpointAt),
+                let checkpoint = try? ledgerSettings.checkpoint(of: ledger.chain)
+            else { return nil }
+            state.ledger?.signing = checkpoint.size
+            return checkpoint
+        }
+        if let due, let sequence = await writeDueCheckpoints(due) { _ = await synced(sequence) }
     }
 
     /// The receipts of request `requestID`'s records (see ``AuditLedger/receipts(requestID:)``).

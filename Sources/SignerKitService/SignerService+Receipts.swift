@@ -3,11 +3,7 @@ import SignerKit
 
 extension SignerService {
     /// The ledger among the audit trails (the first, when there are several), if the service keeps one.
-    var ledger: (any AuditLedger)? {
-        if let ledger = audit as? any AuditLedger { return ledger }
-        if let trails = audit as? AuditTrails { return trails.trails.lazy.compactMap { $0 as? any AuditLedger }.first }
-        return nil
-    }
+    var ledger: (any AuditLedger)? { AuditTrails.ledgers(in: audit).first }
 
     /// `signerkit_receipt`: `[requestId]` (the `X-Request-Id` of an answer) → the receipts of its records, one
     /// per call; `[{"leaf": N, "treeSize"?: S}]` → the receipt of record N, for the checkpoint of size S when

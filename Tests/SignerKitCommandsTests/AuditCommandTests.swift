@@ -218,6 +218,10 @@ struct AuditCommandTests {
             (#", "ledger": {"checkpointKeyFile": "missing.hex"}"#, "ledger.checkpointKey"),
             (#", "ledger": {"checkpointKeyFile": "checkpoint.hex", "checkpointEvery": 0}"#, "ledger.checkpointEvery"),
             (#", "ledger": {"checkpointKeyFile": "checkpoint.hex", "origin": "a b"}"#, "ledger.origin"),
+            (
+                #", "ledger": {"checkpointKeyFile": "checkpoint.hex", "checkpointIntervalSeconds": 0}"#,
+                "ledger.checkpointIntervalSeconds"
+            ),
             (#", "ledger": {"checkpointKeyFile": "checkpoint.hex", "every": 3}"#, "ledger.every"),
         ]
         for (index, (extra, expected)) in cases.enumerated() {

@@ -11,18 +11,32 @@ public struct AuditLedgerSettings: Sendable {
     public let origin: String
     /// A checkpoint is signed once this many records were added since the last one.
     public let checkpointEvery: Int
-    /// The time a checkpoint carries (an injected clock: tests pass a manual one).
+    /// A checkpoint is also signed once this long has passed since the last one when records were added
+    /// meanwhile (``AuditLedger/checkpointIfStale()``; `nil`: by count only).
+    public let checkpointInterval: Duration?
+    /// The time a checkpoint carries and ``checkpointInterval`` is measured on (an injected clock: tests pass a
+    /// manual one).
     public let now: @Sendable () -> Date
 
-    /// Settings signing with `signer` every `checkpointEvery` records.
+    /// Settings signing with `signer` every `checkpointEvery` records, and every `checkpointInterval` while
+    /// records come in.
     public init(
         signer: any PrehashSigner, origin: String = "signerkit/audit", checkpointEvery: Int,
-        now: @escaping @Sendable () -> Date = { Date() }
+        checkpointInterval: Duration? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.signer = signer
         self.origin = origin
         self.checkpointEvery = max(1, checkpointEvery)
+        self.checkpointInterval = checkpointInterval
         self.now = now
+    }
+
+    /// Whether a ledger of `size` records whose newest checkpoint is of `checkpointed` records, signed (or the
+    /// ledger opened) at `since`, is due one by time.
+    public func isStale(size: Int, checkpointed: Int, since: Date) -> Bool {
+        guard let checkpointInterval, size > checkpointed else { return false }
+        let (seconds, attoseconds) = checkpointInterval.components
+        return now().timeIntervalSince(since) >= Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// The checkpoint of `chain` at `treeSize` records (its current size when `nil`), at ``now``.
@@ -76,6 +90,20 @@ public protocol AuditLedger: AuditTrail {
     ///
     /// - Throws: ``AuditLedgerError``.
     func receipt(leaf: Int, treeSize: Int?) async throws(AuditLedgerError) -> LedgerReceipt
+
+    /// Signs a checkpoint when records were added since the newest one and ``AuditLedgerSettings/checkpointInterval``
+    /// has passed since it was signed (or since the ledger opened): `signerkit serve` asks periodically, so no
+    /// record waits longer than about that interval for a checkpoint. A failure is left to the next call.
+    func checkpointIfStale() async
+}
+
+extension AuditTrails {
+    /// The ledgers among `trail`: itself when it is one, or those of an ``AuditTrails``, in order.
+    public static func ledgers(in trail: (any AuditTrail)?) -> [any AuditLedger] {
+        if let ledger = trail as? any AuditLedger { return [ledger] }
+        if let trails = trail as? AuditTrails { return trails.trails.compactMap { $0 as? any AuditLedger } }
+        return []
+    }
 }
 
 /// Why a ledger could not answer or sign.
