@@ -111,11 +111,8 @@ final class PostgresLedger: Sendable {
     /// being signed).
     private func claim(_ isWanted: (LedgerChain, Date) -> Bool) -> Checkpoint? {
         state.withLock { state in
-            guard state.signing == nil, isWanted(state.chain, state.lastCheckpointAt),
-                let checkpoint = try? settings.checkpoint(of: state.chain)
-            else { return nil }
-            state.signing = checkpoint.size
-            return checkpoint
+            settings.claimCheckpoint(
+                of: state.chain, signing: &state.signing, when: isWanted(state.chain, state.lastCheckpointAt))
         }
     }
 

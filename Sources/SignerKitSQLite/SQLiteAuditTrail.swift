@@ -108,11 +108,9 @@ public final class SQLiteAuditTrail: AuditLedger {
     /// The checkpoint due now that the largest stored is of `size` records (then marked as being signed), if any.
     private func dueAfter(_ size: Int) -> Checkpoint? {
         state.withLock { state in
-            guard state.signing == nil, settings.isDue(size: state.chain.size, checkpointed: size),
-                let due = try? settings.checkpoint(of: state.chain)
-            else { return nil }
-            state.signing = due.size
-            return due
+            settings.claimCheckpoint(
+                of: state.chain, signing: &state.signing,
+                when: settings.isDue(size: state.chain.size, checkpointed: size))
         }
     }
 
@@ -150,13 +148,11 @@ public final class SQLiteAuditTrail: AuditLedger {
                 return try Self.checkpointedSize(self.database)
             })
         else { return }
-        let due = state.withLock { state -> Checkpoint? in
-            guard state.signing == nil,
-                settings.isStale(size: state.chain.size, checkpointed: checkpointed, since: state.lastCheckpointAt),
-                let checkpoint = try? settings.checkpoint(of: state.chain)
-            else { return nil }
-            state.signing = checkpoint.size
-            return checkpoint
+        let due = state.withLock { state in
+            settings.claimCheckpoint(
+                of: state.chain, signing: &state.signing,
+                when: settings.isStale(
+                    size: state.chain.size, checkpointed: checkpointed, since: state.lastCheckpointAt))
         }
         if let due { try? await storeCheckpoint(due) }
     }

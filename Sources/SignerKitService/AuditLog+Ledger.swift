@@ -73,10 +73,8 @@ struct AuditLogLedger: Sendable {
 
     /// The checkpoint to sign now, if one is due and none is being signed (it is then marked as signing).
     mutating func dueCheckpoint(_ settings: AuditLedgerSettings) -> Checkpoint? {
-        guard signing == nil, settings.isDue(size: chain.size, checkpointed: checkpointedSize) else { return nil }
-        guard let checkpoint = try? settings.checkpoint(of: chain) else { return nil }
-        signing = checkpoint.size
-        return checkpoint
+        settings.claimCheckpoint(
+            of: chain, signing: &signing, when: settings.isDue(size: chain.size, checkpointed: checkpointedSize))
     }
 
     /// The size of the newest checkpoint (0 before the first).
@@ -141,13 +139,11 @@ extension AuditLog: AuditLedger {
     public func checkpointIfStale() async {
         guard let ledgerSettings else { return }
         let due: Checkpoint? = state.withLock { state in
-            guard let ledger = state.ledger, ledger.signing == nil,
-                ledgerSettings.isStale(
-                    size: ledger.chain.size, checkpointed: ledger.checkpointedSize, since: ledger.lastCheckpointAt),
-                let checkpoint = try? ledgerSettings.checkpoint(of: ledger.chain)
-            else { return nil }
-            state.ledger?.signing = checkpoint.size
-            return checkpoint
+            guard var ledger = state.ledger.take() else { return nil }
+            defer { state.ledger = ledger }
+            let stale = ledgerSettings.isStale(
+                size: ledger.chain.size, checkpointed: ledger.checkpointedSize, since: ledger.lastCheckpointAt)
+            return ledgerSettings.claimCheckpoint(of: ledger.chain, signing: &ledger.signing, when: stale)
         }
         if let due, let sequence = await writeDueCheckpoints(due) { _ = await synced(sequence) }
     }

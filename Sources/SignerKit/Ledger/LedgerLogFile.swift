@@ -69,7 +69,9 @@ public enum LedgerLogFile {
 
     /// Whether `text` is a record the log writes after a line cut short.
     static func isTornMarker(_ text: String) -> Bool {
-        guard case .object(let object)? = try? JSONValue(parsing: text) else { return false }
+        // Most lines are records: parse only those that can be the marker.
+        guard text.contains(#""event":"torn-line""#), case .object(let object)? = try? JSONValue(parsing: text)
+        else { return false }
         return object["event"]?.stringValue == "torn-line"
     }
 

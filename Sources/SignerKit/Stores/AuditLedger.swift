@@ -59,6 +59,15 @@ public struct AuditLedgerSettings: Sendable {
         } catch { throw .checkpoint(error.description) }
     }
 
+    /// The checkpoint of `chain` at its size, to sign now, when `wanted` and none is being signed (`signing`,
+    /// the size of the one being signed); `signing` then holds its size until the signer clears it. The one
+    /// place every ledger store decides to start signing.
+    public func claimCheckpoint(of chain: LedgerChain, signing: inout Int?, when wanted: Bool) -> Checkpoint? {
+        guard signing == nil, wanted, let checkpoint = try? checkpoint(of: chain) else { return nil }
+        signing = checkpoint.size
+        return checkpoint
+    }
+
     /// Whether a ledger of `size` records whose newest checkpoint is of `checkpointed` records is due one.
     public func isDue(size: Int, checkpointed: Int) -> Bool { size - checkpointed >= checkpointEvery }
 }
