@@ -13,7 +13,8 @@ enum PolicyCommands {
         details: """
             Reads the audit log of a signer service that keeps a ledger (its records hold each signing call's
             actions), decides every recorded signing call again under --policy (the rules as `signerkit serve`
-            enforces them; limits over time are not decided) and prints one line per call whose outcome would
+            enforces them; limits over time as if the candidate had been in force from the log's first record,
+            each call at its record's time) and prints one line per call whose outcome would
             change ("record I (request R, client C, M): signed -> refused: RULE: reason"), then one line per rule
             ("rule R: refuses N, holds M of the changed calls") and "replayed N calls: K would change". Exits 0;
             unreadable input exits 65.
@@ -29,14 +30,11 @@ enum PolicyCommands {
         let options = context.options
         let log = try FileAccess.readAll(try options.required("--audit", "(the audit log file)"))
         let policyPath = try options.required("--policy", "(the candidate policy file)")
-        let policies: [any ActionPolicy]
-        do {
-            policies = try PolicyFile.policies(
-                jsonText: try PreviewOptions.readFile(policyPath), usageStore: MemoryUsageCounterStore())
-        } catch {
+        let policyText = try PreviewOptions.readFile(policyPath)
+        let report: PolicyReplay.Report
+        do { report = try await PolicyReplay.replay(log: log, policyText: policyText) } catch {
             throw .invalidInput("--policy: \(error)")
         }
-        let report = PolicyReplay.replay(log: log, policies: policies)
         for change in report.changes {
             let reasons = change.verdicts.map { verdict in
                 "\(verdict.rule)\(verdict.action.map { " (action \($0))" } ?? ""): \(verdict.kind) \(verdict.detail)"

@@ -1,5 +1,7 @@
 import EthereumPrimitives
+import Foundation
 import SignerKit
+import Synchronization
 
 /// `signerkit policy replay`: the signing calls an audit log recorded (with their actions, as a service with a
 /// ledger keeps them), decided again under candidate policies, and what would have changed.
@@ -7,7 +9,8 @@ import SignerKit
 /// A recorded call was `signed`, `refused` (a policy refused it, JSON-RPC -32002), `held` (an approval rule held
 /// it, -32010) or `failed` (any other error). Under the candidate it would be `refused` when any rule refuses an
 /// action (or an action cannot be read), `held` when an approval rule holds one, and `signed` otherwise (a call
-/// that failed for another reason is not re-decided). Limits over time are not decided (``PolicyJudge``).
+/// that failed for another reason is not re-decided). Limits over time are decided as if the candidate had been in
+/// force from the log's first record (``replay(log:policyText:)``).
 public enum PolicyReplay {
     /// What a call was, or would be.
     public enum Decision: String, Sendable {
@@ -36,21 +39,29 @@ public enum PolicyReplay {
         public var byRule: [String: (refused: Int, held: Int)] = [:]
     }
 
-    /// Replays every signing call recorded in the log `bytes` under `policies`.
-    public static func replay(log bytes: [UInt8], policies: [any ActionPolicy]) -> Report {
+    /// Replays every signing call recorded in the log `bytes` under the policy file `policyText`, in log order
+    /// and each at its record's `time`: the candidate's limits over time count, from zero, the calls it would
+    /// have let through before (in memory; its `MaxValidity` and sponsor rules read the same time).
+    ///
+    /// - Throws: ``PolicyFileError`` when `policyText` is not a valid policy file.
+    public static func replay(log bytes: [UInt8], policyText: String) async throws(PolicyFileError) -> Report {
+        let clock = ReplayClock()
+        let policies = try PolicyFile.policies(
+            jsonText: policyText, now: { clock.now }, usageStore: MemoryUsageCounterStore())
         let judge = PolicyJudge(policies: policies)
         var report = Report()
         var position = 0
         for located in LedgerLogFile.lines(bytes) {
             guard case .record(let text) = located.line else { continue }
             defer { position += 1 }
-            guard case .object(let record)? = try? JSONValue(parsing: text),
-                let actions = Self.actions(of: record), !actions.isEmpty,
+            guard case .object(let record)? = try? JSONValue(parsing: text) else { continue }
+            if let time = record["time"]?.stringValue.flatMap(AuditTimestamp.date(rfc3339:)) { clock.now = time }
+            guard let actions = Self.actions(of: record), !actions.isEmpty,
                 let before = Self.decision(of: record), before != .failed
             else { continue }
             report.calls += 1
             let client = record["client"]?.stringValue ?? ""
-            let verdicts = judge.verdicts(actions, caller: client)
+            let verdicts = await judge.verdicts(actions, caller: client)
             let after: Decision =
                 verdicts.contains { $0.kind != "hold" } ? .refused : verdicts.isEmpty ? .signed : .held
             guard after != before else { continue }
@@ -66,6 +77,15 @@ public enum PolicyReplay {
             }
         }
         return report
+    }
+
+    /// The time a replay decides at: the time of the record being decided.
+    private final class ReplayClock: Sendable {
+        private let time = Mutex(Date(timeIntervalSince1970: 0))
+        var now: Date {
+            get { time.withLock { $0 } }
+            set { time.withLock { $0 = newValue } }
+        }
     }
 
     /// The record's actions (`nil` when it has none or one cannot be read).

@@ -35,6 +35,7 @@ extension SignerService {
         } catch {
             return .failure(Self.rpcError(error))
         }
+        await noteForReplay(request.callActions, client: client, record: &record)
         let seen = Mutex<[ResolvedRequest]>([])
         let auditFailed = Mutex(false)
         let intent = record

@@ -196,7 +196,7 @@ extension SignerService {
     ) async -> Result<[JSONValue], JSONRPCError> {
         let dispatcher = self.dispatcher
         let calledAs = record.method
-        noteForReplay(actions, client: client, record: &record)
+        await noteForReplay(actions, client: client, record: &record)
         let prepared: PreparedActions
         do {
             prepared = try await dispatcher.prepare(actions: actions, caller: client.name) { request in

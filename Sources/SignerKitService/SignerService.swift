@@ -201,10 +201,10 @@ public final class SignerService: Sendable {
 
     /// Notes in `record` what a replay or a shadow policy needs of a signing call of `actions` by `client`:
     /// the actions themselves when the service keeps a ledger, and the shadow policies' verdicts.
-    func noteForReplay(_ actions: [WalletRpcAction], client: ServiceClient, record: inout CallRecord) {
+    func noteForReplay(_ actions: [WalletRpcAction], client: ServiceClient, record: inout CallRecord) async {
         if configuration.ledger != nil { record.actions = actions }
         if let judge = shadowJudge.withLock({ $0 }) {
-            record.shadowVerdicts = judge.verdicts(actions, caller: client.name)
+            record.shadowVerdicts = await judge.verdicts(actions, caller: client.name)
         }
     }
 

@@ -1,4 +1,5 @@
 import EthereumPrimitives
+import Foundation
 import SignerKit
 import SignerKitHTTPServer
 import SignerKitTestSupport
@@ -103,6 +104,41 @@ struct CallsServiceTests {
         let stranger = sequential.replacingOccurrences(
             of: TestKeys.alphaAddress, with: "0x00000000000000000000000000000000000000cc")
         #expect(try await call("[\(stranger)]")["error"]?["code"] == .number("-32001"))
+    }
+
+    @Test("a batch's audit record keeps its calls as actions (for replay) and a shadow policy's verdicts on them")
+    func batchRecordForReplay() async throws {
+        let directory = try InProcessService.temporaryDirectory()
+        let keyFile = directory.appendingPathComponent("checkpoint.hex").path
+        try Data(TestKeys.betaHex.utf8).write(to: URL(fileURLWithPath: keyFile))
+        chmod(keyFile, 0o600)
+        let shadow = try PolicyFile.policies(jsonText: #"{"nativeValueCap": "0x18"}"#)
+        let service = try await InProcessService.start(
+            directory: directory, members: #", "ledger": {"checkpointKeyFile": "checkpoint.hex"}"#,
+            shadowPolicies: shadow)
+        defer { service.node.stop() }
+        let batch = #"""
+            {"version":"2.0.0","from":"\#(TestKeys.alphaAddress)","chainId":"0x7e5","atomicRequired":false,
+             "calls":[{"to":"\#(InProcessService.payee)","value":"0x10"},{"to":"\#(InProcessService.otherPayee)","value":"0x20"}]}
+            """#
+        let response = await service.post(#"{"jsonrpc":"2.0","id":3,"method":"wallet_sendCalls","params":[\#(batch)]}"#)
+        #expect(
+            try JSONValue(parsing: response.body)["result"]?["id"] != nil,
+            "\(String(decoding: response.body, as: UTF8.self))")
+        let record = try #require(service.audit.records.last { $0.method == "wallet_sendCalls" && !$0.intent })
+        #expect(record.actions.count == 2)
+        let values = record.actions.map { action in
+            (try? JSONValue(parsing: action.params))?.arrayValue?.first?["value"]?.stringValue
+        }
+        #expect(values == ["0x10", "0x20"], "\(record.actions)")
+        let sends = record.actions.filter {
+            $0.method == RpcMethod.sendTransaction.rawValue && $0.chainId == InProcessService.chain
+        }
+        #expect(sends.count == 2)
+        // Enforced: nothing refuses; in shadow, the cap refuses the second call — recorded, not enforced.
+        let verdicts = try #require(record.shadowVerdicts)
+        #expect(verdicts.map(\.action) == [1] && verdicts.map(\.rule) == ["NativeValueCap"], "\(verdicts)")
+        #expect(try await service.minedCount() == 2)
     }
 }
 

@@ -29,12 +29,13 @@ struct InProcessService {
 
     /// A service on `directory` (fresh when `nil`) and `node` (a new funded node when `nil`); `clientMembers`
     /// and `members` are JSON members (each list starting with a comma) added to the client and to the
-    /// configuration; `policies` are the service's policies.
+    /// configuration; `policies` are the service's policies, `shadowPolicies` its policies in shadow.
     static func start(
         directory: URL? = nil, node givenNode: LocalEVM? = nil, audit: ScriptedAuditTrail = ScriptedAuditTrail(),
         idempotency: ((SQLiteIdempotencyStore) -> any IdempotencyStore)? = nil,
         transport: any HTTPTransport = CurlHTTPTransport.shared, clientMembers: String = "", members: String = "",
-        clock: any SignerClock = SystemClock(), policies: [any ActionPolicy] = []
+        clock: any SignerClock = SystemClock(), policies: [any ActionPolicy] = [],
+        shadowPolicies: [any ActionPolicy]? = nil
     ) async throws -> InProcessService {
         let key = try TestKeys.signer(TestKeys.alphaHex)
         let node = try await Self.node(givenNode, funding: key)
@@ -53,7 +54,8 @@ struct InProcessService {
             configuration: configuration, signers: [key],
             upstream: [chain: JSONRPCClient(url: node.url, transport: transport)], policies: policies,
             journal: journal,
-            idempotency: idempotency?(sqliteStore) ?? sqliteStore, audit: audit, clock: clock)
+            idempotency: idempotency?(sqliteStore) ?? sqliteStore, audit: audit, clock: clock,
+            shadowPolicies: shadowPolicies)
         let lines = LogLines()
         let handler = ServiceHTTPHandler(service: service, log: { line in lines.append(line) })
         return InProcessService(

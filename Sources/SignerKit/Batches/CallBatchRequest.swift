@@ -95,6 +95,16 @@ public struct CallBatchRequest: Sendable, Hashable {
         return Hex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
+    /// The batch's calls as `eth_sendTransaction` actions of their own, from the account, in order: what an
+    /// audit record keeps of the batch for a replay or a shadow policy to judge (every rule judges each call as it
+    /// judges the calls of a batch transaction, and the batch rules judge them together).
+    public var callActions: [WalletRpcAction] {
+        calls.map { call in
+            WalletRpcAction(
+                chainId: chain, method: .sendTransaction, params: JSONValue.array([transactionJSON(call)]).serialized)
+        }
+    }
+
     /// The `eth_sendTransaction` request object of one call sent on its own, from the account (or `sender`).
     func transactionJSON(_ call: ERC7821Batch.Call, from sender: Address? = nil) -> JSONValue {
         var object = JSONObject()

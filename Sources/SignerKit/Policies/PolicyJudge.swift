@@ -54,24 +54,60 @@ public struct PolicyVerdict: Sendable, Hashable {
 }
 
 /// Decides actions under a set of policies without signing them and without a backend or node: every rule's
-/// refusal of every action (and of each call of a batch), the batch rules over the whole call, and the approval
-/// rules' holds. Rules every action passes leave no verdict. Limits over time (``UsagePolicy``: counters in a
-/// store) are not decided here: they depend on what was charged before.
+/// refusal of every action (and of each call of a batch), the batch rules over the whole call, the approval
+/// rules' holds, and — for a call all of those pass — the limits over time (``UsagePolicy``).
 ///
 /// The dispatcher enforces the same rules when it prepares a batch (and stops at the first refusal); the judge
-/// reports them all, rule by rule, for a policy loaded in shadow and for `signerkit policy replay`.
+/// reports them all, rule by rule, for a policy loaded in shadow and for `signerkit policy replay`. Limits over
+/// time count in the policies' own store (give the judge's policies a store of their own, never the enforced
+/// one) and at the time of the policies' clock: a call the judge would let through is charged there, as the
+/// dispatcher charges a call it signs, so later calls are judged against what the candidate would have let
+/// through before them.
 public struct PolicyJudge: Sendable {
     private let policies: [any ActionPolicy]
     private let previewer: SigningPreviewer
+    private let usage: UsageAdmissions
 
     /// A judge of `policies` (as a policy file loads them).
     public init(policies: [any ActionPolicy], previewer: SigningPreviewer = SigningPreviewer()) {
         self.policies = DefaultTransactionCaps.applied(to: policies)
         self.previewer = previewer
+        usage = UsageAdmissions(policies: self.policies.compactMap { $0 as? any UsagePolicy })
     }
 
-    /// Every verdict on `actions` asked for by `caller`, in action then rule order.
-    public func verdicts(_ actions: [WalletRpcAction], caller: String? = nil) -> [PolicyVerdict] {
+    /// Every verdict on `actions` asked for by `caller`, in action then rule order. When no rule refuses or
+    /// holds the call, its actions are charged in order to the limits over time; the first one over a limit
+    /// takes back the call's charges and is its only verdict (a refusal, or a hold of a limit that holds).
+    public func verdicts(_ actions: [WalletRpcAction], caller: String? = nil) async -> [PolicyVerdict] {
+        let (verdicts, requests) = ruleVerdicts(actions, caller: caller)
+        guard verdicts.isEmpty else { return verdicts }
+        var charged: [UsageAdmissions.Admitted] = []
+        for request in requests {
+            do { charged += try await usage.admit(request) } catch {
+                await usage.refund(charged)
+                return [Self.verdict(of: error)]
+            }
+        }
+        return []
+    }
+
+    /// The verdict of an action a limit over time stopped.
+    private static func verdict(of failure: ActionFailure) -> PolicyVerdict {
+        switch failure.kind {
+        case .policyViolation(let policy, let reason):
+            PolicyVerdict(action: failure.index, rule: policy, outcome: .refuse(reason))
+        case .approvalRequired(let requirements) where !requirements.isEmpty:
+            PolicyVerdict(
+                action: failure.index, rule: requirements[0].rule, outcome: .hold(group: requirements[0].group))
+        case .usageStoreFailure(let reason):
+            PolicyVerdict(action: failure.index, rule: "usage store", outcome: .invalid(reason))
+        default:
+            PolicyVerdict(action: failure.index, rule: "usage", outcome: .invalid("\(failure.kind)"))
+        }
+    }
+
+    /// The verdicts of every rule but the limits' counts, and the actions that could be read.
+    private func ruleVerdicts(_ actions: [WalletRpcAction], caller: String?) -> ([PolicyVerdict], [ResolvedRequest]) {
         var verdicts: [PolicyVerdict] = []
         var requests: [ResolvedRequest] = []
         for (index, action) in actions.enumerated() {
@@ -96,13 +132,13 @@ public struct PolicyJudge: Sendable {
                 verdicts.append(PolicyVerdict(action: index, rule: policy.name, outcome: .refuse(reason)))
             }
         }
-        return verdicts
+        return (verdicts, requests)
     }
 
     /// The refusals of `request` and of each call of its batch.
     private func refusals(of request: ResolvedRequest, index: Int, call: String) -> [PolicyVerdict] {
         var verdicts: [PolicyVerdict] = []
-        for policy in policies where !(policy is any UsagePolicy) {
+        for policy in policies {
             if case .fail(let reason) = policy.evaluate(request) {
                 verdicts.append(PolicyVerdict(action: index, rule: policy.name, outcome: .refuse(call + reason)))
             }
