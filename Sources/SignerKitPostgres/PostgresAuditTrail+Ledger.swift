@@ -57,7 +57,7 @@ final class PostgresLedger: Sendable {
     func catchUp(on connection: PostgresConnection) throws(PostgresError) {
         let rows = try newRows(on: connection)
         try state.withLock { (state) throws(PostgresError) in
-            try Self.adopt(rows, into: &state.chain, endpoint: connection.endpoint)
+            try Self.adopt(rows, complete: false, into: &state.chain, endpoint: connection.endpoint)
         }
     }
 
@@ -70,7 +70,8 @@ final class PostgresLedger: Sendable {
         try connection.execute("SELECT pg_advisory_xact_lock(\(Self.lock))")
         let rows = try newRows(on: connection)
         let entries = try state.withLock { (state) throws(PostgresError) -> [LedgerEntry] in
-            try Self.adopt(rows, into: &state.chain, endpoint: connection.endpoint)
+            // Read under the advisory lock: every record the chain holds was committed before.
+            try Self.adopt(rows, complete: true, into: &state.chain, endpoint: connection.endpoint)
             return state.chain.sealed(objects)
         }
         for entry in entries {
@@ -143,7 +144,7 @@ final class PostgresLedger: Sendable {
 
     /// The rows from the chain's size on, by `seq`.
     private func newRows(on connection: PostgresConnection) throws(PostgresError) -> [PostgresRow] {
-        let from = state.withLock { $0.chain.size }
+        let from = state.withLock { $0.chain.catchUpFrom }
         // Ordered by the column, not by the text of the same name in the select list ("10" sorts before "8").
         return try connection.query(
             """
@@ -151,15 +152,14 @@ final class PostgresLedger: Sendable {
             """, [.text(String(from))])
     }
 
-    /// Adopts `rows` (seq, entry) into `chain`, skipping those it already holds.
-    private static func adopt(_ rows: [PostgresRow], into chain: inout LedgerChain, endpoint: String)
+    /// Adopts `rows` (seq, entry) from the chain's last record on into `chain`
+    /// (``LedgerChain/adopt(stored:complete:)``).
+    private static func adopt(_ rows: [PostgresRow], complete: Bool, into chain: inout LedgerChain, endpoint: String)
         throws(PostgresError)
     {
-        for row in rows {
-            guard let seq = row.text(0).flatMap({ Int($0) }), seq >= chain.size else { continue }
-            do { try chain.adopt(row.text(1) ?? "") } catch {
-                throw PostgresError(endpoint: endpoint, message: "the audit ledger does not follow on: \(error)")
-            }
+        let stored = rows.map { row in (seq: row.text(0).flatMap { Int($0) } ?? -1, text: row.text(1) ?? "") }
+        do { try chain.adopt(stored: stored, complete: complete) } catch {
+            throw PostgresError(endpoint: endpoint, message: "the audit ledger does not follow on: \(error)")
         }
     }
 }
@@ -254,7 +254,9 @@ extension PostgresAuditTrail: AuditLedger {
             guard let parsed = entry.flatMap({ try? LedgerEntry(parsing: $0) }), parsed.leafHash == leafHash else {
                 return .failure(.store("record \(leaf) is not the one stored before: run `signerkit audit verify`"))
             }
-            return .success(LedgerReceipt(entry: parsed, proof: proof, checkpoint: chosen.note))
+            return Result { () throws(AuditLedgerError) in
+                try ledger.settings.checkedReceipt(of: parsed, proof: proof, checkpoint: chosen.note)
+            }
         }.get()
     }
 

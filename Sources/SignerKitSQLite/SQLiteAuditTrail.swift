@@ -157,18 +157,18 @@ public final class SQLiteAuditTrail: AuditLedger {
         if let due { try? await storeCheckpoint(due) }
     }
 
-    /// Adds to `chain` the records stored from its size on (appended by other processes).
+    /// Adds to `chain` the records stored after its last (appended by other processes), once its last is seen
+    /// still stored as it was (``LedgerChain/adopt(stored:complete:)``).
     ///
     /// - Throws: an ``SQLiteError`` naming the first record that does not follow on.
     private static func adoptNew(into chain: inout LedgerChain, from database: SQLiteDatabase) throws(SQLiteError) {
-        var texts: [String] = []
+        var rows: [(seq: Int, text: String)] = []
         try database.query(
-            "SELECT entry FROM ledger_records WHERE seq >= ? ORDER BY seq", [.real(Double(chain.size))]
-        ) { row in texts.append(row.text(0) ?? "") }
-        for text in texts {
-            do { try chain.adopt(text) } catch {
-                throw SQLiteError(path: database.path, message: "the audit ledger does not follow on: \(error)")
-            }
+            "SELECT seq, entry FROM ledger_records WHERE seq >= ? ORDER BY seq", [.real(Double(chain.catchUpFrom))]
+        ) { row in rows.append((Int(row.integer(0)), row.text(1) ?? "")) }
+        // Read under the trail's lock, after every record the chain holds was committed: complete.
+        do { try chain.adopt(stored: rows, complete: true) } catch {
+            throw SQLiteError(path: database.path, message: "the audit ledger does not follow on: \(error)")
         }
     }
 
@@ -252,7 +252,9 @@ extension SQLiteAuditTrail {
             guard let parsed = entry.flatMap({ try? LedgerEntry(parsing: $0) }), parsed.leafHash == leafHash else {
                 return .failure(.store("record \(leaf) is not the one stored before: run `signerkit audit verify`"))
             }
-            return .success(LedgerReceipt(entry: parsed, proof: proof, checkpoint: chosen.note))
+            return Result { () throws(AuditLedgerError) in
+                try self.settings.checkedReceipt(of: parsed, proof: proof, checkpoint: chosen.note)
+            }
         }.get()
     }
 

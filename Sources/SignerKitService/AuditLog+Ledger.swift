@@ -211,6 +211,7 @@ extension AuditLog: AuditLedger {
         guard count == line.length, let entry = try? LedgerEntry(parsing: String(decoding: bytes, as: UTF8.self)),
             entry.leafHash == leafHash
         else { throw .store("record \(leaf) could not be read back as it was written: run `signerkit audit verify`") }
-        return LedgerReceipt(entry: entry, proof: proof, checkpoint: note)
+        guard let ledgerSettings else { throw .store("the audit log is not a ledger") }
+        return try ledgerSettings.checkedReceipt(of: entry, proof: proof, checkpoint: note)
     }
 }

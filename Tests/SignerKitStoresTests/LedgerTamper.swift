@@ -158,6 +158,43 @@ extension LedgerFixture {
         #expect(try await store.contents().checkpoints == stored, "no checkpoint was signed for these receipts")
     }
 
+    /// A checkpoint row changed under a running trail (its root) is not given out in a receipt: the trail
+    /// checks each receipt as an auditor would before answering, and names the record.
+    static func checkReceiptOfChangedCheckpoint(_ trail: any AuditLedger, store: some LedgerStoreUnderTest)
+        async throws
+    {
+        #expect(await fill(trail))
+        let before = try await trail.receipt(leaf: 1, treeSize: 3)
+        let lines = before.checkpoint.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // The root line's first base64 digit, changed: the note no longer verifies under the key.
+        let root = lines[2]
+        let changed = (root.first == "A" ? "B" : "A") + root.dropFirst()
+        let note = before.checkpoint.replacingOccurrences(of: root, with: changed)
+        try await store.execute(
+            "UPDATE \(store.checkpointsTable) SET note = \(literal(note)) WHERE size = 3")
+        await #expect {
+            try await trail.receipt(leaf: 1, treeSize: 3)
+        } throws: { error in
+            guard case .store(let problem) = error as? AuditLedgerError else { return false }
+            return problem.contains("record 1") && problem.contains("signerkit audit verify")
+        }
+        // The checkpoints it did not touch still give receipts.
+        let later = try await trail.receipt(leaf: 4, treeSize: 6)
+        #expect(try later.verify(against: later.checkpoint, key: key).size == 6)
+    }
+
+    /// The newest record deleted, or changed, under a running trail: its next append fails (the service then
+    /// answers that the audit trail is unavailable and signs nothing) and stores nothing after the gap.
+    static func checkAppendAfterChangedTail(
+        _ trail: any AuditTrail, store: some LedgerStoreUnderTest, change: String
+    ) async throws {
+        #expect(await fill(trail))
+        try await store.execute(change)
+        let before = try await store.contents().records
+        #expect(await trail.append(records(1, client: "late"), requestID: "req-late", at: time) == false)
+        #expect(try await store.contents().records == before)
+    }
+
     /// A receipt for a record no checkpoint covers yet signs and stores a checkpoint of the current size.
     static func checkReceiptSignsCheckpoint(_ trail: any AuditLedger, store: some LedgerStoreUnderTest) async throws {
         #expect(await fill(trail))

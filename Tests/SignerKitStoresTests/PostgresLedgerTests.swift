@@ -56,6 +56,25 @@ struct PostgresLedgerTests {
         try await LedgerFixture.checkReceipts(try await Self.trail(store), store: store)
     }
 
+    @Test("a checkpoint row changed under the trail is not given out in a receipt")
+    func receiptOfChangedCheckpoint() async throws {
+        let store = try await Self.freshStore()
+        try await LedgerFixture.checkReceiptOfChangedCheckpoint(try await Self.trail(store), store: store)
+    }
+
+    @Test(
+        "the newest record deleted or changed under the trail stops its appends",
+        arguments: [
+            "DELETE FROM TABLE WHERE seq = 8",
+            "UPDATE TABLE SET entry = replace(entry, 'client-', 'client_') WHERE seq = 8",
+        ])
+    func appendAfterChangedTail(change: String) async throws {
+        let store = try await Self.freshStore()
+        let trail = try await Self.trail(store)
+        try await LedgerFixture.checkAppendAfterChangedTail(
+            trail, store: store, change: change.replacingOccurrences(of: "TABLE", with: store.recordsTable))
+    }
+
     @Test("a receipt for a record no checkpoint covers signs one of the current size")
     func receiptSignsCheckpoint() async throws {
         let store = try await Self.freshStore()

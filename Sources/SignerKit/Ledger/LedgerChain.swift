@@ -54,6 +54,32 @@ public struct LedgerChain: Sendable {
         tree.append(leafHash: entry.leafHash)
     }
 
+    /// The `seq` from which a store's rows are read to catch up (``adopt(stored:complete:)``): the chain's last record,
+    /// which is read again to see it is still there, and every record after it.
+    public var catchUpFrom: Int { max(0, size - 1) }
+
+    /// Adds the records another process stored after this chain's last, once it has seen that the last one is
+    /// still stored as it was: `rows` are the store's `(seq, text)` in order, read from ``catchUpFrom`` on (rows
+    /// before the chain's last, which it took meanwhile, are passed over). A store whose newest rows were deleted
+    /// or changed under a running service stops its appends here — no record is sealed after a history that is
+    /// no longer there — instead of being found only by ``LedgerVerifier``.
+    ///
+    /// - Parameter complete: the rows were read under the store's write lock, after every record this chain
+    ///   holds was committed, so the chain's last must be among them; when `false` (a read that may predate
+    ///   records this process added since), a missing last record is not an error.
+    /// - Throws: ``LedgerChainError/changedUnderneath(index:)`` when the chain's last record is missing or
+    ///   differs; ``adopt(_:)``'s errors for the records after it.
+    public mutating func adopt(stored rows: [(seq: Int, text: String)], complete: Bool) throws(LedgerChainError) {
+        var rest = rows.drop { $0.seq < size - 1 }
+        if size > 0, complete || rest.first?.seq == size - 1 {
+            guard let first = rest.first, first.seq == size - 1,
+                let entry = try? LedgerEntry(parsing: first.text), entry.leafHash == tree.leafHashes.last
+            else { throw .changedUnderneath(index: size - 1) }
+            rest = rest.dropFirst()
+        }
+        for row in rest { try adopt(row.text) }
+    }
+
     /// The checkpoint of the tree at `treeSize` records (the current size when `nil`).
     ///
     /// - Throws: ``LedgerChainError/checkpoint(_:)`` for an invalid origin or time, or a size the tree has not had.
@@ -73,6 +99,8 @@ public enum LedgerChainError: Error, Sendable, Equatable, CustomStringConvertibl
     case notARecord(index: Int, LedgerEntryError)
     /// The stored record at `index` does not carry `seq` = `index` and the previous record's hash.
     case outOfSequence(index: Int)
+    /// The record at `index`, the newest this process knew, is no longer stored as it was (deleted or changed).
+    case changedUnderneath(index: Int)
     /// The checkpoint's origin or time is invalid.
     case checkpoint(CheckpointError)
     /// A tree size or leaf the ledger does not have.
@@ -84,6 +112,9 @@ public enum LedgerChainError: Error, Sendable, Equatable, CustomStringConvertibl
         case .notARecord(let index, let error): "record \(index): \(error)"
         case .outOfSequence(let index):
             "record \(index): its seq or prev does not follow on from the record before it (run `signerkit audit verify`)"
+        case .changedUnderneath(let index):
+            "record \(index) is no longer stored as it was written: the ledger was changed under the service (run "
+                + "`signerkit audit verify`)"
         case .checkpoint(let error): error.description
         case .proof(let error): error.description
         }

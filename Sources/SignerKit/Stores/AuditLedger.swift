@@ -68,6 +68,19 @@ public struct AuditLedgerSettings: Sendable {
         return checkpoint
     }
 
+    /// The receipt of `entry` with `proof` to the checkpoint `note`, checked as an auditor checks it — the note
+    /// signed by this ledger's key, the proof leading to its root — before anyone is given it: a checkpoint row
+    /// changed under a running service fails here rather than in the holder's hands.
+    public func checkedReceipt(of entry: LedgerEntry, proof: InclusionProof, checkpoint note: String)
+        throws(AuditLedgerError) -> LedgerReceipt
+    {
+        let receipt = LedgerReceipt(entry: entry, proof: proof, checkpoint: note)
+        do { try receipt.verify(against: note, key: signer.address) } catch {
+            throw .store("the receipt of record \(entry.seq) does not hold (\(error)): run `signerkit audit verify`")
+        }
+        return receipt
+    }
+
     /// Whether a ledger of `size` records whose newest checkpoint is of `checkpointed` records is due one.
     public func isDue(size: Int, checkpointed: Int) -> Bool { size - checkpointed >= checkpointEvery }
 }
