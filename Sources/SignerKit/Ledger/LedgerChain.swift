@@ -64,9 +64,11 @@ public struct LedgerChain: Sendable {
     /// or changed under a running service stops its appends here — no record is sealed after a history that is
     /// no longer there — instead of being found only by ``LedgerVerifier``.
     ///
-    /// - Parameter complete: the rows were read under the store's write lock, after every record this chain
-    ///   holds was committed, so the chain's last must be among them; when `false` (a read that may predate
-    ///   records this process added since), a missing last record is not an error.
+    /// - Parameters:
+    ///   - rows: the store's `(seq, text)` rows from ``catchUpFrom`` (as it was when they were read) on, by `seq`.
+    ///   - complete: the rows were read under the store's write lock, after every record this chain
+    ///     holds was committed, so the chain's last must be among them; when `false` (a read that may predate
+    ///     records this process added since), a missing last record is not an error.
     /// - Throws: ``LedgerChainError/changedUnderneath(index:)`` when the chain's last record is missing or
     ///   differs; ``adopt(_:)``'s errors for the records after it.
     public mutating func adopt(stored rows: [(seq: Int, text: String)], complete: Bool) throws(LedgerChainError) {
