@@ -183,6 +183,12 @@ extension LedgerFixture {
         #expect(try later.verify(against: later.checkpoint, key: key).size == 6)
     }
 
+    /// SQL that deletes or edits the newest record (9 records: seq 8) of the records table `TABLE`.
+    static let tailChanges = [
+        "DELETE FROM TABLE WHERE seq = 8",
+        "UPDATE TABLE SET entry = replace(entry, 'client-', 'client_') WHERE seq = 8",
+    ]
+
     /// The newest record deleted, or changed, under a running trail: its next append fails (the service then
     /// answers that the audit trail is unavailable and signs nothing) and stores nothing after the gap.
     static func checkAppendAfterChangedTail(

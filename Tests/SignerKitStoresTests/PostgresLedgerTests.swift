@@ -64,10 +64,7 @@ struct PostgresLedgerTests {
 
     @Test(
         "the newest record deleted or changed under the trail stops its appends",
-        arguments: [
-            "DELETE FROM TABLE WHERE seq = 8",
-            "UPDATE TABLE SET entry = replace(entry, 'client-', 'client_') WHERE seq = 8",
-        ])
+        arguments: LedgerFixture.tailChanges)
     func appendAfterChangedTail(change: String) async throws {
         let store = try await Self.freshStore()
         let trail = try await Self.trail(store)

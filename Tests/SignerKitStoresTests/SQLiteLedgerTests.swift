@@ -50,10 +50,7 @@ struct SQLiteLedgerTests {
 
     @Test(
         "the newest record deleted or changed under the trail stops its appends",
-        arguments: [
-            "DELETE FROM TABLE WHERE seq = 8",
-            "UPDATE TABLE SET entry = replace(entry, 'client-', 'client_') WHERE seq = 8",
-        ])
+        arguments: LedgerFixture.tailChanges)
     func appendAfterChangedTail(change: String) async throws {
         let (trail, store) = try Self.fresh()
         try await LedgerFixture.checkAppendAfterChangedTail(
