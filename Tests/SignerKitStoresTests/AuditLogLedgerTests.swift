@@ -74,20 +74,8 @@ struct AuditLogLedgerTests {
         } catch { return error }
     }
 
-    /// What a verification error names.
-    enum Place: Equatable {
-        case record(Int)
-        case checkpoint(Int)
-    }
-
     /// The record or checkpoint `error` names.
-    static func place(_ error: LedgerVerificationError?) -> Place? {
-        switch error {
-        case .record(let index, _)?: .record(index)
-        case .checkpoint(let index, _)?: .checkpoint(index)
-        case nil: nil
-        }
-    }
+    static func place(_ error: LedgerVerificationError?) -> LedgerProblem? { error?.located }
 
     /// The error opening the ledger at `path` gives, or `nil` when it opens.
     static func openFailure(_ path: String, _ settings: AuditLedgerSettings) -> ServiceConfigurationError? {

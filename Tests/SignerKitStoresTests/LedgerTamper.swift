@@ -18,29 +18,6 @@ protocol LedgerStoreUnderTest: Sendable {
     func contents() async throws -> (records: [String], checkpoints: [String])
 }
 
-/// Where ``LedgerVerifier`` found the first problem: the record or checkpoint, without the wording.
-enum LedgerProblem: Equatable, CustomStringConvertible {
-    case record(Int)
-    case checkpoint(Int)
-
-    var description: String {
-        switch self {
-        case .record(let index): "record \(index)"
-        case .checkpoint(let index): "checkpoint \(index)"
-        }
-    }
-}
-
-extension LedgerVerificationError {
-    /// The record or checkpoint the error names.
-    var located: LedgerProblem {
-        switch self {
-        case .record(let index, _): .record(index)
-        case .checkpoint(let index, _): .checkpoint(index)
-        }
-    }
-}
-
 /// What the ledger tests of both stores share: the checkpoint key, a manual clock, and six requests of 1, 2, 1,
 /// 2, 1, 2 records, so that with a checkpoint every 3 records the ledger holds records 0 ... 8 and checkpoints of
 /// 3, 6 and 9 records.

@@ -114,20 +114,8 @@ struct LedgerVerifierTests {
         [summary.records, summary.checkpoints, summary.coveredRecords]
     }
 
-    /// What a verification error names.
-    enum Place: Equatable {
-        case record(Int)
-        case checkpoint(Int)
-    }
-
     /// The record or checkpoint `error` names.
-    static func place(_ error: LedgerVerificationError?) -> Place? {
-        switch error {
-        case .record(let index, _)?: .record(index)
-        case .checkpoint(let index, _)?: .checkpoint(index)
-        case nil: nil
-        }
-    }
+    static func place(_ error: LedgerVerificationError?) -> LedgerProblem? { error?.located }
 
     /// The problem `error` states (empty for none).
     static func problem(_ error: LedgerVerificationError?) -> String {
