@@ -125,21 +125,10 @@ final class PostgresLedger: Sendable {
         state.withLock { if $0.signing == size { $0.signing = nil } }
     }
 
-    /// The inclusion proof of `leaf` in the tree of `checkpointSize` records and the leaf's hash; `nil` when
-    /// no checkpoint covers it and none was `asked` for.
+    /// The inclusion proof of `leaf` for a receipt (``LedgerChain/receiptProof(of:checkpointSize:asked:)``).
     func proof(of leaf: Int, checkpointSize: Int?, asked: Int?) -> Result<(InclusionProof, Bytes32)?, AuditLedgerError>
     {
-        state.withLock { state in
-            let chain = state.chain
-            guard leaf >= 0, leaf < chain.size else { return .failure(.unknownLeaf(leaf, size: chain.size)) }
-            guard let checkpointSize else { return asked.map { .failure(.unknownCheckpoint($0)) } ?? .success(nil) }
-            guard let proof = try? chain.tree.inclusionProof(forLeafAt: leaf, treeSize: checkpointSize),
-                let leafHash = try? chain.tree.leafHash(at: leaf)
-            else {
-                return .failure(.store("no inclusion proof of record \(leaf) in the tree of \(checkpointSize)"))
-            }
-            return .success((proof, leafHash))
-        }
+        state.withLock { $0.chain.receiptProof(of: leaf, checkpointSize: checkpointSize, asked: asked) }
     }
 
     /// The rows from the chain's size on, by `seq`.

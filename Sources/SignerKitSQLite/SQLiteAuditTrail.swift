@@ -211,11 +211,7 @@ extension SQLiteAuditTrail {
         let due = try await run { () throws(SQLiteError) -> Checkpoint? in
             try self.state.withLock { (state) throws(SQLiteError) -> Checkpoint? in
                 try Self.adoptNew(into: &state.chain, from: self.database)
-                guard state.signing == nil, let checkpoint = try? self.settings.checkpoint(of: state.chain) else {
-                    return nil
-                }
-                state.signing = checkpoint.size
-                return checkpoint
+                return self.settings.claimCheckpoint(of: state.chain, signing: &state.signing, when: true)
             }
         }
         if let due { try await storeCheckpoint(due) }
@@ -241,7 +237,7 @@ extension SQLiteAuditTrail {
             let proved = try self.state.withLock {
                 (state) throws(SQLiteError) -> Result<(InclusionProof, Bytes32)?, AuditLedgerError> in
                 try Self.adoptNew(into: &state.chain, from: self.database)
-                return Self.proof(of: leaf, in: state.chain, checkpointSize: chosen?.size, asked: treeSize)
+                return state.chain.receiptProof(of: leaf, checkpointSize: chosen?.size, asked: treeSize)
             }
             guard case .success(let found) = proved else { return proved.map { _ in nil } }
             guard let (proof, leafHash) = found, let chosen else { return .success(nil) }
@@ -256,19 +252,6 @@ extension SQLiteAuditTrail {
                 try self.settings.checkedReceipt(of: parsed, proof: proof, checkpoint: chosen.note)
             }
         }.get()
-    }
-
-    /// The inclusion proof of `leaf` in the tree of `checkpointSize` records and the leaf's hash; `nil` when no
-    /// checkpoint covers it and none was `asked` for.
-    private static func proof(of leaf: Int, in chain: LedgerChain, checkpointSize: Int?, asked: Int?)
-        -> Result<(InclusionProof, Bytes32)?, AuditLedgerError>
-    {
-        guard leaf >= 0, leaf < chain.size else { return .failure(.unknownLeaf(leaf, size: chain.size)) }
-        guard let checkpointSize else { return asked.map { .failure(.unknownCheckpoint($0)) } ?? .success(nil) }
-        guard let proof = try? chain.tree.inclusionProof(forLeafAt: leaf, treeSize: checkpointSize),
-            let leafHash = try? chain.tree.leafHash(at: leaf)
-        else { return .failure(.store("no inclusion proof of record \(leaf) in the tree of \(checkpointSize)")) }
-        return .success((proof, leafHash))
     }
 }
 

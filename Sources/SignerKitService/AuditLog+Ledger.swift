@@ -183,24 +183,13 @@ extension AuditLog: AuditLedger {
         let found: Result<(InclusionProof, Bytes32, String, Int32, (offset: Int, length: Int))?, AuditLedgerError> =
             state.withLock { state in
                 guard let ledger = state.ledger else { return .failure(.store("the audit log is not a ledger")) }
-                guard leaf >= 0, leaf < ledger.chain.size else {
-                    return .failure(.unknownLeaf(leaf, size: ledger.chain.size))
-                }
                 let candidates = ledger.checkpoints.filter { $0.checkpoint.size > leaf }
-                let chosen: SignedCheckpoint?
-                if let treeSize {
-                    chosen = candidates.last { $0.checkpoint.size == treeSize }
-                    guard chosen != nil else { return .failure(.unknownCheckpoint(treeSize)) }
-                } else {
-                    chosen = candidates.last
-                }
-                guard let chosen else { return .success(nil) }
-                guard
-                    let proof = try? ledger.chain.tree.inclusionProof(
-                        forLeafAt: leaf, treeSize: chosen.checkpoint.size),
-                    let leafHash = try? ledger.chain.tree.leafHash(at: leaf)
-                else { return .failure(.store("no inclusion proof of record \(leaf)")) }
-                return .success((proof, leafHash, chosen.note, state.descriptor, ledger.lines[leaf]))
+                // The newest covering the record, or the one of the size asked for (none: unknownCheckpoint).
+                let chosen = treeSize == nil ? candidates.last : candidates.last { $0.checkpoint.size == treeSize }
+                return ledger.chain.receiptProof(of: leaf, checkpointSize: chosen?.checkpoint.size, asked: treeSize)
+                    .map { found in
+                        found.map { ($0.0, $0.1, chosen?.note ?? "", state.descriptor, ledger.lines[leaf]) }
+                    }
             }
         guard let (proof, leafHash, note, descriptor, line) = try found.get() else { return nil }
         var bytes = [UInt8](repeating: 0, count: line.length)

@@ -85,6 +85,22 @@ public struct AuditLedgerSettings: Sendable {
     public func isDue(size: Int, checkpointed: Int) -> Bool { size - checkpointed >= checkpointEvery }
 }
 
+extension LedgerChain {
+    /// The inclusion proof of record `leaf` in the tree of `checkpointSize` records (a stored checkpoint's) and
+    /// the record's leaf hash, for a receipt; `nil` when no checkpoint covers the record (`checkpointSize` is
+    /// `nil`) and none of size `asked` was asked for.
+    public func receiptProof(of leaf: Int, checkpointSize: Int?, asked: Int?)
+        -> Result<(InclusionProof, Bytes32)?, AuditLedgerError>
+    {
+        guard leaf >= 0, leaf < size else { return .failure(.unknownLeaf(leaf, size: size)) }
+        guard let checkpointSize else { return asked.map { .failure(.unknownCheckpoint($0)) } ?? .success(nil) }
+        guard let proof = try? tree.inclusionProof(forLeafAt: leaf, treeSize: checkpointSize),
+            let leafHash = try? tree.leafHash(at: leaf)
+        else { return .failure(.store("no inclusion proof of record \(leaf) in the tree of \(checkpointSize)")) }
+        return .success((proof, leafHash))
+    }
+}
+
 /// A checkpoint and the text of the signed note that carries it.
 public struct SignedCheckpoint: Sendable, Equatable {
     /// The checkpoint.
