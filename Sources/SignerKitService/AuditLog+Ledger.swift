@@ -124,7 +124,9 @@ extension AuditLog: AuditLedger {
             if due, ledger.signing == checkpoint.size { ledger.signing = nil }
             var sequence: UInt64?
             if let signed, signed.checkpoint.size > ledger.checkpointedSize {
-                sequence = Self.writeLocked(LedgerLogFile.checkpointLine(signed.note) + "\n", to: &state, with: write)
+                sequence =
+                    Self.writeLocked(LedgerLogFile.checkpointLine(signed.note) + "\n", to: &state, with: write)?
+                    .sequence
                 if sequence != nil {
                     ledger.checkpoints.append(signed)
                     ledger.lastCheckpointAt = ledgerSettings.now()

@@ -128,8 +128,8 @@ public final class AuditLog: AuditTrail {
     public func append(_ records: [CallRecord], requestID: String, at time: Date) async -> Bool {
         guard let ledgerSettings else {
             let text = Self.lines(records, requestID: requestID, at: time)
-            guard let sequence = state.withLock({ Self.writeLocked(text, to: &$0, with: write) }) else { return false }
-            return await synced(sequence)
+            guard let written = state.withLock({ Self.writeLocked(text, to: &$0, with: write) }) else { return false }
+            return await synced(written.sequence)
         }
         let texts = Self.objects(records, requestID: requestID, at: time).map { JSONValue.object($0).serialized }
         let written: (sequence: UInt64, due: Checkpoint?)? = state.withLock { state in
@@ -137,11 +137,10 @@ public final class AuditLog: AuditTrail {
             guard var ledger = state.ledger.take() else { return nil }
             defer { state.ledger = ledger }
             let entries = ledger.chain.sealed(texts: texts)
-            let end = lseek(state.descriptor, 0, SEEK_END)
-            guard let sequence = Self.writeLocked(entries.map { $0.text + "\n" }.joined(), to: &state, with: write)
+            guard let written = Self.writeLocked(entries.map { $0.text + "\n" }.joined(), to: &state, with: write)
             else { return nil }
-            ledger.stored(entries, at: Int(end), requestID: requestID)
-            return (sequence, ledger.dueCheckpoint(ledgerSettings))
+            ledger.stored(entries, at: written.offset, requestID: requestID)
+            return (written.sequence, ledger.dueCheckpoint(ledgerSettings))
         }
         guard let written else { return false }
         var sequence = written.sequence
@@ -149,9 +148,11 @@ public final class AuditLog: AuditTrail {
         return await synced(sequence)
     }
 
-    /// Writes `text` at the end of the file (the caller holds the lock); the append's sequence number, or `nil`
-    /// when the log failed now or before.
-    static func writeLocked(_ text: String, to state: inout State, with write: Writer) -> UInt64? {
+    /// Writes `text` at the end of the file (the caller holds the lock); the append's sequence number and the
+    /// offset it was written at, or `nil` when the log failed now or before.
+    static func writeLocked(_ text: String, to state: inout State, with write: Writer)
+        -> (sequence: UInt64, offset: Int)?
+    {
         guard !state.failed else { return nil }
         let end = lseek(state.descriptor, 0, SEEK_END)
         guard write(text, state.descriptor) else {
@@ -162,7 +163,7 @@ public final class AuditLog: AuditTrail {
             return nil
         }
         state.written += 1
-        return state.written
+        return (state.written, Int(end))
     }
 
     /// Waits until append `sequence` is on disk; whether it is.
