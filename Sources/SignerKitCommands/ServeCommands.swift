@@ -65,7 +65,7 @@ enum ServeCommands {
         let ledger = try await ServeLedger.settings(
             configuration, environment: context.io.environment, allowInsecure: allowInsecure)
         let stores = try await ServeStores.open(configuration, ledger: ledger, allowInsecure: allowInsecure)
-        let policies = try ServeReload.policies(configuration, usage: stores.usage)
+        let (policies, policySet) = try ServeReload.policies(configuration, usage: stores.usage)
         let service: SignerService
         do {
             service = try SignerService(
@@ -74,7 +74,7 @@ enum ServeCommands {
                 journal: stores.journal, idempotency: stores.idempotency, audit: stores.auditTrail,
                 heldRequestStore: stores.held,
                 webhook: try ServeApprovals.webhook(configuration, allowInsecure: allowInsecure),
-                policySet: try ServeLedger.policySet(configuration),
+                policySet: policySet,
                 shadowPolicies: try ServeReload.shadowPolicies(configuration))
         } catch {
             throw .invalidInput("\(TextSafety.displayArgument(path)): \(error)")

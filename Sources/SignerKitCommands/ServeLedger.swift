@@ -3,7 +3,7 @@ import SignerKit
 import SignerKitService
 
 /// The audit ledger of `signerkit serve` (`ledger` in the configuration): its checkpoint key, loaded the way
-/// `keys` are, and the policy-set hash the records carry.
+/// `keys` are, and the checkpoints signed by time.
 enum ServeLedger {
     /// The ledger's settings, or `nil` when the configuration has no `ledger` (errors name `ledger.…`).
     static func settings(
@@ -35,11 +35,5 @@ enum ServeLedger {
             for ledger in ledgers { await ledger.checkpointIfStale() }
             do { try await clock.sleep(for: tick) } catch { return }
         }
-    }
-
-    /// SHA-256 of the policy file's bytes (what `sha256sum` prints for it), or `nil` without a policy file.
-    static func policySet(_ configuration: ServiceConfiguration) throws(CommandFailure) -> Bytes32? {
-        guard let policyFile = configuration.policyFile else { return nil }
-        return MerkleHash.sha256(try FileAccess.readAll(policyFile))
     }
 }

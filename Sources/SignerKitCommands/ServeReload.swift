@@ -6,13 +6,17 @@ import SignerKitService
 /// `SIGHUP` for `signerkit serve`: the configuration file is read again and its clients and policies
 /// replace the running ones; everything else (keys, listen address, nodes, limits, stores) needs a restart.
 enum ServeReload {
-    /// The policies of the configuration's `policyFile` (none without one); quotas count in `usage`.
+    /// The policies of the configuration's `policyFile` (none without one; quotas count in `usage`) and the
+    /// policy set they are: SHA-256 of the very bytes they were read from (what `sha256sum` prints for the file;
+    /// `nil` without one), which every audit record carries.
     static func policies(_ configuration: ServiceConfiguration, usage: any UsageCounterStore) throws(CommandFailure)
-        -> [any ActionPolicy]
+        -> (policies: [any ActionPolicy], policySet: Bytes32?)
     {
-        guard let policyFile = configuration.policyFile else { return [] }
+        guard let policyFile = configuration.policyFile else { return ([], nil) }
         do {
-            return try PolicyFile.policies(jsonText: try PreviewOptions.readFile(policyFile), usageStore: usage)
+            let bytes = try FileAccess.readAll(policyFile)
+            let text = try InputSource.text(bytes, label: TextSafety.displayArgument(policyFile))
+            return (try PolicyFile.policies(jsonText: text, usageStore: usage), MerkleHash.sha256(bytes))
         } catch {
             throw .invalidInput("policyFile: \(error)")
         }
@@ -39,8 +43,8 @@ enum ServeReload {
             do { configuration = try ServiceConfiguration.load(path: configurationPath) } catch {
                 throw .invalidInput("\(error)")
             }
-            policies = try Self.policies(configuration, usage: usage)
-            let policySet = try ServeLedger.policySet(configuration)
+            let policySet: Bytes32?
+            (policies, policySet) = try Self.policies(configuration, usage: usage)
             let shadow = try Self.shadowPolicies(configuration)
             do {
                 try service.reload(
