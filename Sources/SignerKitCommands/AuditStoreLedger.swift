@@ -19,28 +19,24 @@ enum AuditStoreLedger {
         do { configuration = try ServiceConfiguration.load(path: configurationPath) } catch {
             throw CommandFailure.invalidInput("--store: \(TextSafety.displayArgument(configurationPath)): \(error)")
         }
+        let contents: (records: [String], checkpoints: [String])
         switch configuration.store {
         case .sqlite(let path):
             if let log = configuration.auditLog {
                 return try LedgerVerifier.verify(
                     log: try FileAccess.readAll(log), key: key, outsideCheckpoint: outsideCheckpoint)
             }
-            let contents: (records: [String], checkpoints: [String])
             do { contents = try SQLiteAuditTrail.ledgerContents(path: path) } catch {
                 throw CommandFailure.invalidInput("--store: store.sqlite: \(error)")
             }
-            return try LedgerVerifier.verify(
-                records: contents.records, checkpoints: contents.checkpoints, key: key,
-                outsideCheckpoint: outsideCheckpoint)
         case .postgres(let server):
             let postgres = try ServeStores.postgresConfiguration(server, allowInsecure: allowInsecure)
-            let contents: (records: [String], checkpoints: [String])
             do { contents = try await PostgresAuditTrail.ledgerContents(configuration: postgres) } catch {
                 throw CommandFailure.invalidInput("--store: store.postgres: \(error)")
             }
-            return try LedgerVerifier.verify(
-                records: contents.records, checkpoints: contents.checkpoints, key: key,
-                outsideCheckpoint: outsideCheckpoint)
         }
+        return try LedgerVerifier.verify(
+            records: contents.records, checkpoints: contents.checkpoints, key: key, outsideCheckpoint: outsideCheckpoint
+        )
     }
 }
