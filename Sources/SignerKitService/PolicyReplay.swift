@@ -93,10 +93,8 @@ public enum PolicyReplay {
         guard let items = record["actions"]?.arrayValue else { return nil }
         var actions: [WalletRpcAction] = []
         for item in items {
-            guard let chain = item["chainId"]?.stringValue, let chainID = try? ChainID(chain),
-                let method = item["method"]?.stringValue, let params = item["params"]?.stringValue
-            else { return nil }
-            actions.append(WalletRpcAction(chainId: chainID, method: method, params: params))
+            guard let action = try? WalletRpcAction(json: item) else { return nil }
+            actions.append(action)
         }
         return actions
     }

@@ -82,16 +82,17 @@ public struct WalletRpcAction: Sendable, Hashable, CustomStringConvertible {
         return actions
     }
 
-    /// The SDK shape, `{"chainId":…,"method":…,"params":"…"}` inside `walletRpc`.
-    public var sdkJSON: JSONValue {
+    /// The flat shape, `{"chainId":…,"method":…,"params":"…"}` (what ``init(json:)`` reads first; an audit
+    /// record's `actions`).
+    public var json: JSONValue {
         .object(
             JSONObject([
-                "walletRpc": .object(
-                    JSONObject([
-                        "chainId": .string(chainId.description), "method": .string(method), "params": .string(params),
-                    ]))
+                "chainId": .string(chainId.description), "method": .string(method), "params": .string(params),
             ]))
     }
+
+    /// The SDK shape, ``json`` inside `walletRpc`.
+    public var sdkJSON: JSONValue { .object(JSONObject(["walletRpc": json])) }
 
     /// `chainId method params`, for logs (params are not secret).
     public var description: String { "\(chainId) \(method) \(params)" }

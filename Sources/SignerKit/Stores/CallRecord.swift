@@ -114,16 +114,7 @@ public struct CallRecord: Sendable {
         ])
         if let errorCode { object["code"] = .number(String(errorCode)) }
         if let resultHash { object["resultHash"] = .string(resultHash.hex) }
-        if !actions.isEmpty {
-            object["actions"] = .array(
-                actions.map { action in
-                    .object(
-                        JSONObject([
-                            "chainId": .string(action.chainId.description), "method": .string(action.method),
-                            "params": .string(action.params),
-                        ]))
-                })
-        }
+        if !actions.isEmpty { object["actions"] = .array(actions.map(\.json)) }
         if let shadowVerdicts { object["shadow"] = .array(shadowVerdicts.map { .object($0.json) }) }
         if let policySet { object["policySet"] = .string(LedgerEntry.plainHex(policySet)) }
         if let heldRequest { object["heldRequest"] = .string(EchoedText.abbreviated(heldRequest)) }
